@@ -81,7 +81,7 @@ impl<'a> OpContext<'a> {
     /// Takes input `i` out of the context, so a kernel can update it in place when no one else
     /// holds its data; `input(i)` afterwards is an empty tensor.
     pub fn take_input(&mut self, i: usize) -> Tensor {
-        std::mem::replace(&mut self.inputs[i], Tensor::from(Vec::<f32>::new()))
+        std::mem::replace(&mut self.inputs[i], Tensor::empty_placeholder())
     }
 
     /// Sets output `i`.

@@ -235,10 +235,19 @@ impl Tensor {
                 data.len()
             )));
         }
-        Ok(Tensor::from_array(
-            Array::from_shape_vec(IxDyn(shape), data)
-                .map_err(|e| Error::internal(e.to_string()))?,
-        ))
+        // Row-major by construction: no layout test (every kernel output is made here).
+        let a = Array::from_shape_vec(IxDyn(shape), data)
+            .map_err(|e| Error::internal(e.to_string()))?;
+        Ok(Tensor(T::wrap(a.into_shared())))
+    }
+
+    /// A shared empty float tensor, to leave behind where a value was moved out: a clone of one
+    /// static tensor, so it costs a reference count, not an allocation.
+    pub fn empty_placeholder() -> Tensor {
+        static EMPTY: std::sync::OnceLock<Tensor> = std::sync::OnceLock::new();
+        EMPTY
+            .get_or_init(|| Tensor::from(Vec::<f32>::new()))
+            .clone()
     }
 
     /// A rank-0 tensor.

@@ -95,7 +95,7 @@ impl SessionQueue {
                 }
                 *remaining -= k;
                 if *remaining == 0 {
-                    Run::Complete(self.assemble(held))
+                    Run::Batch(held.take())
                 } else {
                     Run::Progress
                 }
@@ -123,11 +123,12 @@ impl SessionQueue {
             return Run::Complete(Err(e));
         }
         *remaining = 0;
-        Run::Complete(self.assemble(held))
+        Run::Batch(held.take())
     }
 
-    fn assemble(&self, held: &mut Pieces) -> Result<Vec<Tensor>> {
-        let h = held.take();
+    /// Copies a finished dequeue_many's rows into its batch. Called after the queue's lock is
+    /// released, by the dequeuing thread, so enqueuers never wait behind the copy.
+    pub(super) fn assemble(&self, h: Pieces) -> Result<Vec<Tensor>> {
         if self.kind == QueueKind::PaddingFifo {
             h.concat_padded(&self.dtypes, &self.shapes)
         } else {

@@ -42,6 +42,14 @@ pub(super) enum Run {
     NoProgress,
     Progress,
     Complete(Result<Vec<Tensor>>),
+    /// A dequeue_many holds all its rows; the batch is assembled outside the lock.
+    Batch(Pieces),
+}
+
+/// A finished attempt's result, waiting for its thread to pick it up.
+pub(super) enum Outcome {
+    Ready(Result<Vec<Tensor>>),
+    Batch(Pieces),
 }
 
 pub(super) struct State {
@@ -49,7 +57,7 @@ pub(super) struct State {
     pub(super) closed: bool,
     pub(super) enqueues: VecDeque<Attempt>,
     dequeues: VecDeque<Attempt>,
-    finished: Vec<(u64, Result<Vec<Tensor>>)>,
+    finished: Vec<(u64, Outcome)>,
     next_id: u64,
 }
 
@@ -348,7 +356,7 @@ impl SessionQueue {
             finish(
                 &mut st,
                 a,
-                Err(Error::cancelled("Enqueue operation was cancelled")),
+                Outcome::Ready(Err(Error::cancelled("Enqueue operation was cancelled"))),
             );
         }
         self.flush(&mut st);
@@ -383,6 +391,11 @@ impl SessionQueue {
                     self.flush(&mut st);
                     return r;
                 }
+                Run::Batch(rows) => {
+                    self.flush(&mut st);
+                    drop(st);
+                    return self.assemble(rows);
+                }
                 Run::Progress | Run::NoProgress => {}
             }
         }
@@ -393,9 +406,18 @@ impl SessionQueue {
         }
         self.flush(&mut st);
         if let Some(r) = take_finished(&mut st, id) {
-            return r;
+            drop(st);
+            return self.resolve(r);
         }
         self.wait(st, id, enqueue, cancel, deadline)
+    }
+
+    /// The result of a finished attempt, its batch assembled (with no lock held).
+    fn resolve(&self, outcome: Outcome) -> Result<Vec<Tensor>> {
+        match outcome {
+            Outcome::Ready(r) => r,
+            Outcome::Batch(rows) => self.assemble(rows),
+        }
     }
 
     fn wait(
@@ -425,7 +447,8 @@ impl SessionQueue {
         };
         loop {
             if let Some(r) = take_finished(&mut st, id) {
-                return r;
+                drop(st);
+                return self.resolve(r);
             }
             if cancel.is_cancelled() {
                 self.abandon(&mut st, id);
@@ -477,7 +500,11 @@ impl SessionQueue {
             match self.run(st, &mut attempt) {
                 Run::Complete(r) => {
                     progress = true;
-                    finish(st, attempt, r);
+                    finish(st, attempt, Outcome::Ready(r));
+                }
+                Run::Batch(rows) => {
+                    progress = true;
+                    finish(st, attempt, Outcome::Batch(rows));
                 }
                 other => {
                     if matches!(other, Run::Progress) {
@@ -496,14 +523,14 @@ impl SessionQueue {
     }
 }
 
-fn finish(st: &mut State, attempt: Attempt, r: Result<Vec<Tensor>>) {
+fn finish(st: &mut State, attempt: Attempt, r: Outcome) {
     st.finished.push((attempt.id, r));
     if let Some(t) = attempt.waiter {
         t.unpark();
     }
 }
 
-fn take_finished(st: &mut State, id: u64) -> Option<Result<Vec<Tensor>>> {
+fn take_finished(st: &mut State, id: u64) -> Option<Outcome> {
     let i = st.finished.iter().position(|(f, _)| *f == id)?;
     Some(st.finished.swap_remove(i).1)
 }

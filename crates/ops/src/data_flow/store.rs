@@ -3,7 +3,7 @@
 
 use std::collections::{BinaryHeap, VecDeque};
 
-use weir_graph::{Result, Tensor};
+use weir_graph::{match_data_dtype, Result, Tensor, TensorType};
 
 use super::philox::Philox;
 use super::pieces::Pieces;
@@ -221,9 +221,17 @@ impl Store {
             }
             Store::Shuffle(s) => {
                 s.elems.reserve((end - start) * s.ncomp);
+                // Rows leave in random order, so a view would keep its whole batch alive until
+                // the last row goes: about an epoch of data. Each row gets its own copy, as
+                // TensorFlow's enqueue_many makes.
+                let whole = batch.first().is_some_and(|t| t.shape()[0] == 1);
                 for i in start..end {
                     for t in batch {
-                        s.elems.push(t.slice_axis0(i, i + 1)?);
+                        s.elems.push(if whole {
+                            t.slice_axis0(i, i + 1)?
+                        } else {
+                            owned_row(t, i)?
+                        });
                     }
                 }
             }
@@ -340,6 +348,17 @@ impl Store {
     }
 }
 
+/// Row `i` of `t` as a one-row tensor with its own buffer.
+fn owned_row(t: &Tensor, i: usize) -> Result<Tensor> {
+    fn go<T: TensorType>(t: &Tensor, i: usize) -> Result<Tensor> {
+        let mut shape = t.shape().to_vec();
+        let w: usize = shape[1..].iter().product();
+        shape[0] = 1;
+        Tensor::from_vec(&shape, t.as_slice::<T>()?[i * w..(i + 1) * w].to_vec())
+    }
+    match_data_dtype!(t.dtype(), T => go::<T>(t, i), _ => t.slice_axis0(i, i + 1))
+}
+
 /// The element as a one-row batch (no copy).
 fn as_row(t: &Tensor) -> Result<Tensor> {
     let mut shape = Vec::with_capacity(t.rank() + 1);
@@ -386,6 +405,35 @@ mod tests {
         assert_ne!(got, (0..10).collect::<Vec<_>>());
         got.sort();
         assert_eq!(got, (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn shuffle_copies_rows_of_a_batch() {
+        let mut s = Store::Shuffle(ShuffleStore::new(2, 0, Philox::new(3, 4)));
+        let a = Tensor::from_vec(&[3, 2], vec![0i64, 1, 10, 11, 20, 21]).unwrap();
+        let b = Tensor::from_strings(&["x", "y", "z"]);
+        s.push_rows(&[a, b], 1, 3).unwrap();
+        let mut held = Pieces::new(2);
+        s.take_into(2, &mut held).unwrap();
+        let out = held
+            .concat(
+                &[weir_graph::DType::I64, weir_graph::DType::String],
+                &[vec![2], vec![]],
+            )
+            .unwrap();
+        let mut rows: Vec<(Vec<i64>, String)> = ints(&out[0])
+            .chunks(2)
+            .map(<[i64]>::to_vec)
+            .zip(out[1].to_strings().unwrap())
+            .collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            vec![
+                (vec![10, 11], "y".to_string()),
+                (vec![20, 21], "z".to_string())
+            ]
+        );
     }
 
     #[test]
