@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use weir::ops::io::Compression;
 use weir::ops::parsing::CsvOptions;
 
-use convert::spec::{parse_delim, parse_select_cols, parse_spec, Spec};
+use convert::spec::{parse_delim, parse_select_cols, parse_spec, SelectCols, Spec};
 
 #[derive(Parser)]
 #[command(
@@ -64,7 +64,7 @@ enum ConvertCommand {
         na_value: Option<String>,
         /// Decode only these columns (0-based, strictly increasing, comma-separated).
         #[arg(long, value_name = "I,J,...", value_parser = parse_select_cols)]
-        select_cols: Option<Vec<usize>>,
+        select_cols: Option<SelectCols>,
         /// Skip this many lines at the start (they still count in line numbers).
         #[arg(long, value_name = "N", default_value_t = 0)]
         skip_header_lines: u64,
@@ -167,19 +167,25 @@ pub fn main() -> ExitCode {
             skip_header_lines,
             compression,
         }) => {
-            let select_cols = select_cols.unwrap_or_default();
+            let select_cols = select_cols.map(|s| s.0).unwrap_or_default();
             if !select_cols.is_empty() && select_cols.len() != columns.0.len() {
-                Cli::command()
-                    .error(
-                        clap::error::ErrorKind::ArgumentConflict,
-                        format!(
-                            "Length of select_cols and record_defaults do not match: \
+                let mut cli = Cli::command();
+                // Building sets the subcommand's usage name to "weir convert csv".
+                cli.build();
+                let csv = cli
+                    .find_subcommand_mut("convert")
+                    .and_then(|c| c.find_subcommand_mut("csv"))
+                    .expect("the convert csv subcommand exists");
+                csv.error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!(
+                        "Length of select_cols and record_defaults do not match: \
                              --select-cols has {} columns and --columns {}",
-                            select_cols.len(),
-                            columns.0.len()
-                        ),
-                    )
-                    .exit();
+                        select_cols.len(),
+                        columns.0.len()
+                    ),
+                )
+                .exit();
             }
             let job = convert::CsvJob {
                 compression: Codec::resolve(compression, &output),

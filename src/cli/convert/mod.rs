@@ -140,9 +140,13 @@ pub fn convert_csv(job: &CsvJob) -> Result<u64, Error> {
             Error::invalid_argument(format!("{} is not a file name", job.output.display()))
         })?;
     // Dropping `tmp_path` on any early return deletes the partial file.
-    let (tmp_file, tmp_path) = tempfile::Builder::new()
-        .prefix(&format!(".{base}."))
-        .suffix(".tmp")
+    let prefix = format!(".{base}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // tempfile's default 0600 would carry over to the output; ask for what File::create gives.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let (tmp_file, tmp_path) = builder
         .tempfile_in(dir)
         .map_err(|e| output_error(&job.output, e))?
         .into_parts();

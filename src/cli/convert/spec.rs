@@ -121,9 +121,13 @@ pub fn parse_spec(s: &str) -> Result<Spec, String> {
     Ok(Spec(cols))
 }
 
+/// `--select-cols`: the column indices decode_csv keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelectCols(pub Vec<usize>);
+
 /// Parses `--select-cols`: comma-separated column indices, strictly increasing (what
 /// `tf.io.decode_csv` checks in Python before the kernel runs).
-pub fn parse_select_cols(s: &str) -> Result<Vec<usize>, String> {
+pub fn parse_select_cols(s: &str) -> Result<SelectCols, String> {
     let mut v: Vec<usize> = Vec::new();
     for part in s.split(',') {
         let i = part.trim().parse::<usize>().map_err(|_| {
@@ -138,7 +142,7 @@ pub fn parse_select_cols(s: &str) -> Result<Vec<usize>, String> {
         }
         v.push(i);
     }
-    Ok(v)
+    Ok(SelectCols(v))
 }
 
 /// Parses `--field-delim`: exactly one byte, as decode_csv requires (`\t` may be given as the
@@ -206,12 +210,15 @@ mod tests {
             "column 'a': default '3000000000' is not a valid int32"
         );
         assert!(err("a:float32=").contains("empty default is only allowed for strings"));
-        assert_eq!(err("a:int32=1,b:"), "column 'b': unknown type '' (expected one of int32, int64, float32, float64, string)");
+        assert_eq!(
+            err("a:int32=1,b:"),
+            "column 'b': unknown type '' (expected one of int32, int64, float32, float64, string)"
+        );
     }
 
     #[test]
     fn select_cols_and_delimiters() {
-        assert_eq!(parse_select_cols("0,2,5").unwrap(), vec![0, 2, 5]);
+        assert_eq!(parse_select_cols("0,2,5").unwrap().0, vec![0, 2, 5]);
         assert_eq!(
             parse_select_cols("2,1").unwrap_err(),
             "select_cols is not strictly increasing."
