@@ -15,7 +15,7 @@ pub enum Value<'a> {
 
 fn varint_len(v: u64) -> usize {
     // 7 payload bits per byte; 0 still takes one byte.
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 fn put_varint(mut v: u64, out: &mut Vec<u8>) {
