@@ -26,14 +26,42 @@ fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-/// The length of the list message inside a Feature (`Int64List`, `FloatList`, `BytesList`).
-fn list_len(v: &Value<'_>) -> usize {
-    let payload = match v {
-        Value::Int(x) => varint_len(*x as u64),
-        Value::Float(_) => 4,
-        Value::Bytes(b) => b.len(),
-    };
-    1 + varint_len(payload as u64) + payload
+/// Writes into a buffer sized beforehand: plain stores instead of `Vec::push`'s capacity checks.
+struct Cursor<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Cursor<'_> {
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.pos] = b;
+        self.pos += 1;
+    }
+
+    #[inline]
+    fn slice(&mut self, s: &[u8]) {
+        self.buf[self.pos..self.pos + s.len()].copy_from_slice(s);
+        self.pos += s.len();
+    }
+
+    #[inline]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+}
+
+/// The sizes of one field's messages: the list's payload, the list, the Feature, the map entry.
+#[derive(Clone, Copy, Default)]
+struct Lens {
+    payload: usize,
+    list: usize,
+    feature: usize,
+    entry: usize,
 }
 
 /// The Example layout of a fixed list of feature names.
@@ -41,10 +69,10 @@ pub struct ExampleEncoder {
     /// Column indices in the order entries are written: upb's map order, bytewise ascending
     /// except that a key sorts after the keys it is a prefix of.
     order: Vec<usize>,
-    /// Per column, the map entry's key field already encoded: `0a <len> <name>`.
+    /// Per column, the map entry's key field and the value's tag: `0a <len> <name> 12`.
     keys: Vec<Vec<u8>>,
-    /// Per column, the Feature length of the row being encoded.
-    feature_lens: Vec<usize>,
+    /// Per column, the sizes for the row being encoded.
+    lens: Vec<Lens>,
 }
 
 impl ExampleEncoder {
@@ -63,70 +91,77 @@ impl ExampleEncoder {
                 let mut k = vec![0x0a];
                 put_varint(n.len() as u64, &mut k);
                 k.extend_from_slice(n);
+                k.push(0x12);
                 k
             })
             .collect();
         ExampleEncoder {
             order,
             keys,
-            feature_lens: vec![0; names.len()],
+            lens: vec![Lens::default(); names.len()],
         }
     }
 
     /// Replaces `out` with the serialized Example of one row (`row[c]` is column `c`'s value).
     pub fn encode(&mut self, row: &[Value<'_>], out: &mut Vec<u8>) {
         debug_assert_eq!(row.len(), self.keys.len());
-        out.clear();
         let mut features_len = 0usize;
-        for (c, v) in row.iter().enumerate() {
-            let l = list_len(v);
-            let feature_len = 1 + varint_len(l as u64) + l;
-            self.feature_lens[c] = feature_len;
-            let entry = self.keys[c].len() + 1 + varint_len(feature_len as u64) + feature_len;
+        for ((v, key), lens) in row.iter().zip(&self.keys).zip(&mut self.lens) {
+            let payload = match v {
+                Value::Int(x) => varint_len(*x as u64),
+                Value::Float(_) => 4,
+                Value::Bytes(b) => b.len(),
+            };
+            let list = 1 + varint_len(payload as u64) + payload;
+            let feature = 1 + varint_len(list as u64) + list;
+            let entry = key.len() + varint_len(feature as u64) + feature;
+            *lens = Lens {
+                payload,
+                list,
+                feature,
+                entry,
+            };
             features_len += 1 + varint_len(entry as u64) + entry;
         }
-        out.reserve(1 + varint_len(features_len as u64) + features_len);
+        let total = 1 + varint_len(features_len as u64) + features_len;
+        out.clear();
+        out.resize(total, 0);
+        let mut w = Cursor { buf: out, pos: 0 };
         // Example.features = 1.
-        out.push(0x0a);
-        put_varint(features_len as u64, out);
+        w.byte(0x0a);
+        w.varint(features_len as u64);
         for &c in &self.order {
-            let feature_len = self.feature_lens[c];
-            let key = &self.keys[c];
+            let l = self.lens[c];
             // Features.feature = 1: a map entry {key = 1, value = 2}.
-            out.push(0x0a);
-            put_varint(
-                (key.len() + 1 + varint_len(feature_len as u64) + feature_len) as u64,
-                out,
-            );
-            out.extend_from_slice(key);
-            out.push(0x12);
-            put_varint(feature_len as u64, out);
-            let v = &row[c];
-            let l = list_len(v);
-            match *v {
+            w.byte(0x0a);
+            w.varint(l.entry as u64);
+            w.slice(&self.keys[c]);
+            w.varint(l.feature as u64);
+            match row[c] {
                 // Feature.int64_list = 3; Int64List.value = 1, packed.
                 Value::Int(x) => {
-                    out.push(0x1a);
-                    put_varint(l as u64, out);
-                    out.push(0x0a);
-                    put_varint(varint_len(x as u64) as u64, out);
-                    put_varint(x as u64, out);
+                    w.byte(0x1a);
+                    w.varint(l.list as u64);
+                    w.byte(0x0a);
+                    w.varint(l.payload as u64);
+                    w.varint(x as u64);
                 }
                 // Feature.float_list = 2; FloatList.value = 1, packed.
                 Value::Float(f) => {
-                    out.extend_from_slice(&[0x12, l as u8, 0x0a, 4]);
-                    out.extend_from_slice(&f.to_le_bytes());
+                    w.slice(&[0x12, l.list as u8, 0x0a, 4]);
+                    w.slice(&f.to_le_bytes());
                 }
                 // Feature.bytes_list = 1; BytesList.value = 1.
                 Value::Bytes(b) => {
-                    out.push(0x0a);
-                    put_varint(l as u64, out);
-                    out.push(0x0a);
-                    put_varint(b.len() as u64, out);
-                    out.extend_from_slice(b);
+                    w.byte(0x0a);
+                    w.varint(l.list as u64);
+                    w.byte(0x0a);
+                    w.varint(l.payload as u64);
+                    w.slice(b);
                 }
             }
         }
+        debug_assert_eq!(w.pos, total);
     }
 }
 
