@@ -39,8 +39,9 @@ enum ConvertCommand {
     ///
     /// Each line (split as TextLineReader splits, so an empty line is a record with no field
     /// and fails) is decoded by decode_csv with the record_defaults of --columns; int columns
-    /// become int64_list features, float columns float_list, strings bytes_list. Errors are
-    /// decode_csv's for the failing line, prefixed with FILE:LINE; nothing is written then.
+    /// become int64_list features, float columns float_list (float64 rounded to float32),
+    /// strings bytes_list. Errors are decode_csv's for the failing line alone, prefixed with
+    /// FILE:LINE; the output is then left untouched.
     #[command(verbatim_doc_comment)]
     Csv {
         /// The CSV file.
