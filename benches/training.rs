@@ -1,11 +1,12 @@
 //! Training steps per second: softmax regression (784 -> 10) and a 784 -> 128 relu -> 10
 //! network, batch 128, `AdamOptimizer(0.001)` minimizing the mean
 //! `sparse_softmax_cross_entropy_with_logits`, each with three input sources:
-//! - `preloaded`: 10,240 synthetic examples in two non-trainable variables (initialised once from
-//!   placeholders, in no collection); each step gathers 128 rows at
-//!   `random_uniform([128], 0, 10240, int32)` indices, in the graph;
+//! - `preloaded`: 10,240 examples (the first of the bench's `mnist_int64-00000` file, decoded up
+//!   front as the pipeline decodes them; synthetic ones when the bench data is missing) in two
+//!   non-trainable variables (initialised once from placeholders, in no collection); each step
+//!   gathers 128 rows at `random_uniform([128], 0, 10240, int32)` indices, in the graph;
 //! - `feeding`: placeholders fed each step with a fresh [128, 784] f32 / [128] i32 batch copied
-//!   from Rust vectors (the same synthetic examples, in order);
+//!   from Rust vectors (the same 10,240 examples, in order);
 //! - `pipeline`: the shared bench's `mnist_int64_batched` pipeline over
 //!   `~/.cache/weir-bench/data/mnist_int64-0000{0..3}-of-00004.tfrecord` (string_input_producer
 //!   with num_epochs=None, shuffle=False -> TFRecordReader.read_up_to(128) -> parse_example
@@ -17,7 +18,7 @@
 //! to 10,000), then 3 timed repetitions of 2,000 steps each; the median is printed.
 //! `benches/training_tf.py` is the TensorFlow counterpart with the same graphs and protocol.
 //!
-//! `cargo bench --bench training [-- --steps N] [-- --data DIR]`
+//! `cargo bench --bench training [-- --steps N] [--data DIR] [--only SUBSTRING]`
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -64,8 +65,8 @@ impl Source {
     }
 }
 
-/// The synthetic examples of `preloaded` and `feeding` (the same formula as training_tf.py):
-/// about 81% zero pixels, like MNIST.
+/// The examples of `preloaded` and `feeding` when the bench data is missing (the same formula as
+/// training_tf.py): about 81% zero pixels, like MNIST, but labels unrelated to the pixels.
 fn synthetic() -> (Vec<f32>, Vec<i32>) {
     let mut x = Vec::with_capacity(PRELOADED * PIXELS);
     for i in 0..PRELOADED {
@@ -80,6 +81,35 @@ fn synthetic() -> (Vec<f32>, Vec<i32>) {
     }
     let y = (0..PRELOADED).map(|i| (i % CLASSES) as i32).collect();
     (x, y)
+}
+
+/// The first 10,240 examples of the bench's `mnist_int64-00000-of-00004` file, decoded in Rust
+/// the way the pipeline decodes them (pixels * (1/255) as f32, labels as i32), so every source
+/// trains on the same kind of data.
+fn load_mnist(file: &str) -> Result<(Vec<f32>, Vec<i32>)> {
+    let mut x = Vec::with_capacity(PRELOADED * PIXELS);
+    let mut y = Vec::with_capacity(PRELOADED);
+    for record in tf_record_iterator(file, Compression::None)?.take(PRELOADED) {
+        let ex = Example::from_bytes(record?)?;
+        let bad = || Error::invalid_argument(format!("{file}: not an mnist_int64 Example"));
+        let pixels = ex
+            .int64_list("image_raw")
+            .filter(|p| p.len() == PIXELS)
+            .ok_or_else(bad)?;
+        x.extend(pixels.iter().map(|&p| p as f32 * (1.0f32 / 255.0)));
+        y.push(
+            ex.int64_list("label")
+                .and_then(|l| l.first())
+                .ok_or_else(bad)?
+                .to_owned() as i32,
+        );
+    }
+    if y.len() < PRELOADED {
+        return Err(Error::invalid_argument(format!(
+            "{file}: fewer than {PRELOADED} records"
+        )));
+    }
+    Ok((x, y))
 }
 
 fn dense(g: &Graph, scope: &str, x: &Output, fan_in: usize, units: usize) -> Result<Output> {
@@ -258,6 +288,24 @@ fn bench(
         if !last.is_finite() {
             return Err(Error::internal(format!("the loss diverged: {last}")));
         }
+        // Subnormal floats cost ~100 cycles per operation on x86 unless flushed (TensorFlow
+        // flushes them to zero on its threads); report how many the model state holds.
+        let vars = global_variables(&g)?;
+        let mut fetch = RunArgs::new();
+        for v in vars.iter().filter(|v| v.dtype() == DType::F32) {
+            fetch = fetch.fetch(&v.value());
+        }
+        let (mut subnormal, mut total) = (0usize, 0usize);
+        for t in sess.run(&fetch)? {
+            let s = t.as_slice::<f32>()?;
+            total += s.len();
+            subnormal += s.iter().filter(|x| x.is_subnormal()).count();
+        }
+        eprintln!(
+            "  {}/{}: {subnormal} of {total} float values in the variables and slots are subnormal",
+            model.name(),
+            source.name()
+        );
         Ok(rates)
     })();
     coord.request_stop(None)?;
@@ -296,13 +344,30 @@ fn main() -> Result<()> {
             data_dir.display()
         );
     }
-    let data = synthetic();
+    let only = value("--only");
+    let data = match &files {
+        Some(f) => {
+            eprintln!(
+                "preloaded and feeding use the first {PRELOADED} examples of {}",
+                f[0]
+            );
+            load_mnist(&f[0])?
+        }
+        None => {
+            eprintln!("preloaded and feeding use {PRELOADED} synthetic examples");
+            synthetic()
+        }
+    };
     for model in [Model::Softmax, Model::Mlp] {
         for source in [Source::Preloaded, Source::Feeding, Source::Pipeline] {
             let files = match (source, &files) {
                 (Source::Pipeline, None) => continue,
                 (_, f) => f.clone().unwrap_or_default(),
             };
+            let id = format!("{}/{}", model.name(), source.name());
+            if only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
+                continue;
+            }
             let rates = bench(model, source, steps, &data, &files)?;
             let m = median(&rates);
             let reps: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();

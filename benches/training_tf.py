@@ -4,10 +4,11 @@
 Softmax regression (784 -> 10) and a 784 -> 128 relu -> 10 network, batch 128,
 AdamOptimizer(0.001) minimizing the mean sparse_softmax_cross_entropy_with_logits, with a
 global step; each fed three ways:
-- preloaded: 10,240 synthetic examples in two non-trainable variables (initialised once from
-  placeholders, collections=[]); each step gathers 128 rows at
-  random.uniform([128], 0, 10240, int32) indices, in the graph;
-- feeding: placeholders fed each step from numpy slices of the same synthetic examples, in order;
+- preloaded: 10,240 examples (the first of the bench's mnist_int64-00000 file, decoded up front
+  as the pipeline decodes them; synthetic ones when the bench data is missing) in two
+  non-trainable variables (initialised once from placeholders, collections=[]); each step gathers
+  128 rows at random.uniform([128], 0, 10240, int32) indices, in the graph;
+- feeding: placeholders fed each step from numpy slices of the same 10,240 examples, in order;
 - pipeline: the shared bench's mnist_int64_batched pipeline (string_input_producer with
   num_epochs=None, shuffle=False -> TFRecordReader.read_up_to(128) -> parse_example (int64
   [784]) -> cast * (1/255), label cast int32 -> shuffle_batch(128, capacity=10384,
@@ -17,7 +18,7 @@ Every step runs the train op and fetches the loss. Protocol (as the Rust side): 
 session, initialise, 200 untimed warm-up steps, then 3 timed repetitions of STEPS steps; the
 median is printed. tf.compat.v1 graph mode on the CPU, default session config.
 
-    $HOME/.cache/weir-bench/venv/bin/python benches/training_tf.py [--steps N] [--data DIR]
+    $HOME/.cache/weir-bench/venv/bin/python benches/training_tf.py [--steps N] [--data DIR] [--only SUBSTRING]
 """
 
 import argparse
@@ -38,8 +39,29 @@ WARMUP = 200
 REPS = 3
 
 
+def load_mnist(tf, np, path):
+    """The first PRELOADED examples of `path`, decoded as the pipeline decodes them."""
+    v1 = tf.compat.v1
+    records = []
+    for r in v1.io.tf_record_iterator(path):
+        records.append(r)
+        if len(records) == PRELOADED:
+            break
+    if len(records) < PRELOADED:
+        raise ValueError("%s: fewer than %d records" % (path, PRELOADED))
+    with tf.Graph().as_default(), v1.Session() as sess:
+        f = tf.io.parse_example(tf.constant(records), {
+            "image_raw": tf.io.FixedLenFeature([PIXELS], tf.int64),
+            "label": tf.io.FixedLenFeature([], tf.int64),
+        })
+        x, y = sess.run([tf.cast(f["image_raw"], tf.float32) * (1.0 / 255),
+                         tf.cast(f["label"], tf.int32)])
+    return np.ascontiguousarray(x), np.ascontiguousarray(y)
+
+
 def synthetic(np):
-    """The same formula as training.rs: about 81% zero pixels, like MNIST."""
+    """Used when the bench data is missing (the same formula as training.rs): about 81% zero
+    pixels, like MNIST, but labels unrelated to the pixels."""
     i = np.arange(PRELOADED, dtype=np.int64)[:, None]
     p = np.arange(PIXELS, dtype=np.int64)[None, :]
     on = (p * 7 + i) % 16 >= 13
@@ -148,6 +170,7 @@ def bench(tf, np, model, source, steps, data, files):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--only", default=None, help="run only lines whose model/source contains this")
     ap.add_argument("--data", default=os.path.expanduser("~/.cache/weir-bench/data"))
     args = ap.parse_args()
 
@@ -162,10 +185,18 @@ def main():
               "(/work/shared/bench/setup.sh) to create them. Skipping the pipeline variant." % args.data,
               file=sys.stderr)
         files = None
-    data = synthetic(np)
+    if files:
+        print("preloaded and feeding use the first %d examples of %s" % (PRELOADED, files[0]),
+              file=sys.stderr)
+        data = load_mnist(tf, np, files[0])
+    else:
+        print("preloaded and feeding use %d synthetic examples" % PRELOADED, file=sys.stderr)
+        data = synthetic(np)
     for model in ("softmax_784_10", "mlp_784_128_10"):
         for source in ("preloaded", "feeding", "pipeline"):
             if source == "pipeline" and files is None:
+                continue
+            if args.only and args.only not in "%s/%s" % (model, source):
                 continue
             rates = bench(tf, np, model, source, args.steps, data, files)
             m = statistics.median(rates)
