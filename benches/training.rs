@@ -293,7 +293,7 @@ fn bench(
         let vars = global_variables(&g)?;
         let mut fetch = RunArgs::new();
         for v in vars.iter().filter(|v| v.dtype() == DType::F32) {
-            fetch = fetch.fetch(&v.value());
+            fetch = fetch.fetch(v.value());
         }
         let (mut subnormal, mut total) = (0usize, 0usize);
         for t in sess.run(&fetch)? {
