@@ -55,6 +55,45 @@ pub(crate) struct PlanKey {
     pub targets: Vec<usize>,
 }
 
+/// Whether two expensive steps could run at once: neither waits, directly or not, for the other.
+/// A chain of expensive steps (a softmax training step: matmul, then its gradient) gains nothing
+/// from the inter-op pool and pays a thread hand-off per step, so it runs inline.
+///
+/// `steps` are in topological order; `deps_of[s]` lists the steps `s` waits for. In that order,
+/// the expensive steps form a chain exactly when the k-th one has all k earlier ones among its
+/// ancestors.
+fn has_independent_expensive(expensive: &[bool], deps_of: &[Vec<usize>]) -> bool {
+    let count = expensive.iter().filter(|&&e| e).count();
+    if count < 2 {
+        return false;
+    }
+    let words = count.div_ceil(64);
+    // ancestors[s]: bitset over `expensive` of the expensive steps `s` depends on, itself
+    // included when it is expensive.
+    let mut ancestors = vec![0u64; expensive.len() * words];
+    let mut k = 0;
+    for s in 0..expensive.len() {
+        for &d in &deps_of[s] {
+            for w in 0..words {
+                let v = ancestors[d * words + w];
+                ancestors[s * words + w] |= v;
+            }
+        }
+        if expensive[s] {
+            let have: u32 = ancestors[s * words..(s + 1) * words]
+                .iter()
+                .map(|w| w.count_ones())
+                .sum();
+            if have as usize != k {
+                return true;
+            }
+            ancestors[s * words + k / 64] |= 1 << (k % 64);
+            k += 1;
+        }
+    }
+    false
+}
+
 /// Builds the plan for `key`, instantiating kernels through `kernel_for`.
 pub(crate) fn build_plan(
     graph: &Graph,
@@ -130,6 +169,7 @@ pub(crate) fn build_plan(
         }
         let fetched: HashSet<usize> = fetch_slots.iter().copied().collect();
         let mut steps: Vec<Step> = Vec::with_capacity(order.len());
+        let mut deps_of: Vec<Vec<usize>> = Vec::with_capacity(order.len());
         for &n in &order {
             let node = &nodes[n];
             let inputs = node
@@ -168,6 +208,7 @@ pub(crate) fn build_plan(
             for &d in &deps {
                 steps[d].consumers.push(me);
             }
+            deps_of.push(deps.clone());
             steps.push(Step {
                 node: node.clone(),
                 kernel,
@@ -195,7 +236,11 @@ pub(crate) fn build_plan(
                 shape: nodes[n].output_shapes()[i].clone(),
             })
             .collect();
-        let parallel = parallel_allowed && steps.iter().filter(|s| s.expensive).count() >= 2;
+        let parallel = parallel_allowed
+            && has_independent_expensive(
+                &steps.iter().map(|s| s.expensive).collect::<Vec<_>>(),
+                &deps_of,
+            );
         Ok(Plan {
             steps,
             num_slots,
@@ -205,4 +250,47 @@ pub(crate) fn build_plan(
             parallel,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_independent_expensive;
+
+    #[test]
+    fn a_chain_of_expensive_steps_runs_inline() {
+        // 0 (cheap) -> 1 (expensive) -> 2 (cheap) -> 3 (expensive) -> 4 (expensive)
+        let deps = vec![vec![], vec![0], vec![1], vec![2], vec![3]];
+        let exp = [false, true, false, true, true];
+        assert!(!has_independent_expensive(&exp, &deps));
+        // One expensive step alone.
+        assert!(!has_independent_expensive(
+            &[true, false],
+            &[vec![], vec![0]]
+        ));
+    }
+
+    #[test]
+    fn independent_expensive_steps_go_parallel() {
+        // 0 -> 1 (expensive) and 0 -> 2 (expensive), joined by 3.
+        let deps = vec![vec![], vec![0], vec![0], vec![1, 2]];
+        assert!(has_independent_expensive(
+            &[false, true, true, false],
+            &deps
+        ));
+        // A later expensive step that misses one earlier expensive ancestor.
+        let deps = vec![vec![], vec![0], vec![0], vec![2]];
+        assert!(has_independent_expensive(&[true, true, false, true], &deps));
+    }
+
+    #[test]
+    fn many_expensive_steps_span_several_words() {
+        let n = 150;
+        let chain: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i == 0 { vec![] } else { vec![i - 1] })
+            .collect();
+        assert!(!has_independent_expensive(&vec![true; n], &chain));
+        let mut split = chain.clone();
+        split[140] = vec![];
+        assert!(has_independent_expensive(&vec![true; n], &split));
+    }
 }
