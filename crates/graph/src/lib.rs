@@ -34,4 +34,4 @@ pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, Sh
 pub use overload::{scalar_of, ScalarOperand};
 pub use resource::{AsAny, QueueResource, Resource, ResourceHandle, ResourceManager};
 pub use shape::{format_dims, Dim, Shape};
-pub use tensor::{Data, SparseTensor, Tensor, TensorType};
+pub use tensor::{SparseTensor, Tensor, TensorType};

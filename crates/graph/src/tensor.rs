@@ -2,8 +2,11 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
 use bytes::Bytes;
-use ndarray::{ArcArray, Array, ArrayD, ArrayViewD, ArrayViewMutD, Axis, Dimension, IxDyn};
+use ndarray::{ArcArray, Array, ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn};
+use smallvec::SmallVec;
 
 use crate::shape::format_dims;
 use crate::{DType, Error, ResourceHandle, Result};
@@ -19,29 +22,38 @@ pub trait TensorType: sealed::Sealed + Clone + Send + Sync + 'static {
     /// The value TensorFlow pads and zero-fills with (`0`, `false`, `""`).
     fn zero() -> Self;
     #[doc(hidden)]
-    fn wrap(a: ArcArray<Self, IxDyn>) -> Data;
+    fn wrap(b: Buf<Self>) -> Data;
     #[doc(hidden)]
-    fn unwrap_ref(d: &Data) -> Option<&ArcArray<Self, IxDyn>>;
+    fn unwrap_ref(d: &Data) -> Option<&Buf<Self>>;
     #[doc(hidden)]
-    fn unwrap_mut(d: &mut Data) -> Option<&mut ArcArray<Self, IxDyn>>;
+    fn unwrap_mut(d: &mut Data) -> Option<&mut Buf<Self>>;
 }
 
-/// The storage of a tensor, one variant per dtype. Kernels usually reach it through
-/// [`Tensor::as_array`] or the `match_*_dtype!` macros instead.
-#[derive(Clone)]
+/// The elements of one tensor: its own buffer, a single inline value (scalars and other
+/// one-element tensors cost no allocation besides the tensor's own), or a window into another
+/// tensor's elements (reshapes and row slices).
+#[doc(hidden)]
+pub enum Buf<T> {
+    Owned(Vec<T>),
+    One(T),
+    View { base: Tensor, start: usize },
+}
+
+/// The storage of a tensor, one variant per dtype.
+#[doc(hidden)]
 #[allow(missing_docs)]
 pub enum Data {
-    F32(ArcArray<f32, IxDyn>),
-    F64(ArcArray<f64, IxDyn>),
-    I8(ArcArray<i8, IxDyn>),
-    I16(ArcArray<i16, IxDyn>),
-    I32(ArcArray<i32, IxDyn>),
-    I64(ArcArray<i64, IxDyn>),
-    U8(ArcArray<u8, IxDyn>),
-    U16(ArcArray<u16, IxDyn>),
-    Bool(ArcArray<bool, IxDyn>),
-    String(ArcArray<Bytes, IxDyn>),
-    Resource(ArcArray<ResourceHandle, IxDyn>),
+    F32(Buf<f32>),
+    F64(Buf<f64>),
+    I8(Buf<i8>),
+    I16(Buf<i16>),
+    I32(Buf<i32>),
+    I64(Buf<i64>),
+    U8(Buf<u8>),
+    U16(Buf<u16>),
+    Bool(Buf<bool>),
+    String(Buf<Bytes>),
+    Resource(Buf<ResourceHandle>),
 }
 
 macro_rules! tensor_types {
@@ -53,16 +65,16 @@ macro_rules! tensor_types {
                 fn zero() -> Self {
                     $zero
                 }
-                fn wrap(a: ArcArray<Self, IxDyn>) -> Data {
-                    Data::$variant(a)
+                fn wrap(b: Buf<Self>) -> Data {
+                    Data::$variant(b)
                 }
-                fn unwrap_ref(d: &Data) -> Option<&ArcArray<Self, IxDyn>> {
+                fn unwrap_ref(d: &Data) -> Option<&Buf<Self>> {
                     match d {
                         Data::$variant(a) => Some(a),
                         _ => None,
                     }
                 }
-                fn unwrap_mut(d: &mut Data) -> Option<&mut ArcArray<Self, IxDyn>> {
+                fn unwrap_mut(d: &mut Data) -> Option<&mut Buf<Self>> {
                     match d {
                         Data::$variant(a) => Some(a),
                         _ => None,
@@ -77,7 +89,7 @@ macro_rules! tensor_types {
             impl From<Vec<$ty>> for Tensor {
                 fn from(v: Vec<$ty>) -> Tensor {
                     let n = v.len();
-                    Tensor::from_array(Array::from_shape_vec(IxDyn(&[n]), v).expect("1-D shape matches"))
+                    Tensor::new(&[n], Buf::Owned(v))
                 }
             }
             impl From<&[$ty]> for Tensor {
@@ -113,16 +125,16 @@ impl TensorType for ResourceHandle {
     fn zero() -> Self {
         ResourceHandle::empty()
     }
-    fn wrap(a: ArcArray<Self, IxDyn>) -> Data {
-        Data::Resource(a)
+    fn wrap(b: Buf<Self>) -> Data {
+        Data::Resource(b)
     }
-    fn unwrap_ref(d: &Data) -> Option<&ArcArray<Self, IxDyn>> {
+    fn unwrap_ref(d: &Data) -> Option<&Buf<Self>> {
         match d {
             Data::Resource(a) => Some(a),
             _ => None,
         }
     }
-    fn unwrap_mut(d: &mut Data) -> Option<&mut ArcArray<Self, IxDyn>> {
+    fn unwrap_mut(d: &mut Data) -> Option<&mut Buf<Self>> {
         match d {
             Data::Resource(a) => Some(a),
             _ => None,
@@ -205,24 +217,54 @@ macro_rules! each_variant {
     };
 }
 
+/// The shape of a tensor: up to four dimensions are kept inline.
+type Dims = SmallVec<[usize; 4]>;
+
+struct Inner {
+    shape: Dims,
+    data: Data,
+}
+
 /// An n-dimensional array of one dtype: TensorFlow's `Tensor` value (what `sess.run` returns).
 ///
-/// The data is an ndarray `ArcArray` in standard (row-major) layout, so cloning a tensor never
-/// copies its elements; strings are [`Bytes`], so they too share their buffers.
+/// A tensor is one pointer to shared, immutable storage, so cloning or moving it never copies
+/// elements, and the executor moves values between steps for the price of a word. Elements are
+/// row-major; strings are [`Bytes`], so they too share their buffers. Writing through
+/// [`as_slice_mut`](Tensor::as_slice_mut) copies the elements first when anyone else holds them.
 #[derive(Clone)]
-pub struct Tensor(Data);
+pub struct Tensor(Arc<Inner>);
+
+thread_local! {
+    // Per thread, so the kernels of two runner threads never contend on one reference count.
+    static EMPTY: Tensor = Tensor::from(Vec::<f32>::new());
+}
 
 impl Tensor {
+    fn new<T: TensorType>(shape: &[usize], buf: Buf<T>) -> Tensor {
+        Tensor(Arc::new(Inner {
+            shape: Dims::from_slice(shape),
+            data: T::wrap(buf),
+        }))
+    }
+
     /// A tensor from an ndarray array of any dimension; the data is made row-major if it is not.
     pub fn from_array<T: TensorType, D: Dimension>(a: impl Into<ArcArray<T, D>>) -> Tensor {
         let a: ArcArray<T, D> = a.into();
-        let a = a.into_dyn();
-        let a = if a.is_standard_layout() {
-            a
+        let shape = a.shape().to_vec();
+        let n = a.len();
+        let data: Vec<T> = if a.is_standard_layout() {
+            // A uniquely held array gives its buffer up without a copy.
+            let (mut v, offset) = a.into_owned().into_raw_vec_and_offset();
+            let offset = offset.unwrap_or(0);
+            if offset != 0 || v.len() != n {
+                v.truncate(offset + n);
+                v.drain(..offset);
+            }
+            v
         } else {
-            a.as_standard_layout().into_owned().into_shared()
+            a.iter().cloned().collect()
         };
-        Tensor(T::wrap(a))
+        Tensor::new(&shape, Buf::Owned(data))
     }
 
     /// A tensor of `shape` from row-major `data`; InvalidArgument when the sizes differ.
@@ -235,24 +277,18 @@ impl Tensor {
                 data.len()
             )));
         }
-        // Row-major by construction: no layout test (every kernel output is made here).
-        let a = Array::from_shape_vec(IxDyn(shape), data)
-            .map_err(|e| Error::internal(e.to_string()))?;
-        Ok(Tensor(T::wrap(a.into_shared())))
+        Ok(Tensor::new(shape, Buf::Owned(data)))
     }
 
     /// A shared empty float tensor, to leave behind where a value was moved out: a clone of one
-    /// static tensor, so it costs a reference count, not an allocation.
+    /// per-thread tensor, so it costs a reference count, not an allocation.
     pub fn empty_placeholder() -> Tensor {
-        static EMPTY: std::sync::OnceLock<Tensor> = std::sync::OnceLock::new();
-        EMPTY
-            .get_or_init(|| Tensor::from(Vec::<f32>::new()))
-            .clone()
+        EMPTY.with(Tensor::clone)
     }
 
-    /// A rank-0 tensor.
+    /// A rank-0 tensor; its value is stored inline (no buffer of its own).
     pub fn scalar<T: TensorType>(v: T) -> Tensor {
-        Tensor::from_array(ndarray::arr0(v).into_dyn())
+        Tensor::new(&[], Buf::One(v))
     }
 
     /// A tensor of `dtype` and `shape` filled with zeros (`false`, `""`).
@@ -263,7 +299,12 @@ impl Tensor {
 
     /// A tensor of `shape` with every element `v`.
     pub fn filled<T: TensorType>(shape: &[usize], v: T) -> Tensor {
-        Tensor::from_array(ArrayD::from_elem(IxDyn(shape), v))
+        let n: usize = shape.iter().product();
+        if n == 1 {
+            Tensor::new(shape, Buf::One(v))
+        } else {
+            Tensor::new(shape, Buf::Owned(vec![v; n]))
+        }
     }
 
     /// A 1-D string tensor from UTF-8 strings.
@@ -286,14 +327,9 @@ impl Tensor {
         )
     }
 
-    /// The storage, one variant per dtype.
-    pub fn data(&self) -> &Data {
-        &self.0
-    }
-
     /// The element type.
     pub fn dtype(&self) -> DType {
-        match &self.0 {
+        match &self.0.data {
             Data::F32(_) => DType::F32,
             Data::F64(_) => DType::F64,
             Data::I8(_) => DType::I8,
@@ -310,17 +346,17 @@ impl Tensor {
 
     /// The run-time shape.
     pub fn shape(&self) -> &[usize] {
-        each_variant!(&self.0, a => a.shape())
+        &self.0.shape
     }
 
     /// The number of dimensions.
     pub fn rank(&self) -> usize {
-        self.shape().len()
+        self.0.shape.len()
     }
 
     /// The number of elements.
     pub fn num_elements(&self) -> usize {
-        self.shape().iter().product()
+        self.0.shape.iter().product()
     }
 
     fn wrong_dtype<T: TensorType>(&self) -> Error {
@@ -331,51 +367,74 @@ impl Tensor {
         ))
     }
 
-    /// The shared ndarray; InvalidArgument if `T` is not this tensor's dtype.
-    pub fn as_array<T: TensorType>(&self) -> Result<&ArcArray<T, IxDyn>> {
-        T::unwrap_ref(&self.0).ok_or_else(|| self.wrong_dtype::<T>())
+    /// The elements, or None for another dtype.
+    fn slice_of<T: TensorType>(&self) -> Option<&[T]> {
+        match T::unwrap_ref(&self.0.data)? {
+            Buf::Owned(v) => Some(v),
+            Buf::One(x) => Some(std::slice::from_ref(x)),
+            Buf::View { base, start } => {
+                let n = self.num_elements();
+                base.slice_of::<T>().map(|s| &s[*start..*start + n])
+            }
+        }
     }
 
-    /// A clone of the shared ndarray (no data is copied).
-    pub fn to_array<T: TensorType>(&self) -> Result<ArcArray<T, IxDyn>> {
-        self.as_array::<T>().cloned()
+    /// Whether no other tensor shares these elements, so writing to them will not copy.
+    pub fn is_unique(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
+            && Arc::weak_count(&self.0) == 0
+            && !each_variant!(&self.0.data, b => matches!(b, Buf::View { .. }))
+    }
+
+    /// An owned copy as an ndarray array; InvalidArgument if `T` is not this tensor's dtype.
+    pub fn to_array<T: TensorType>(&self) -> Result<ArrayD<T>> {
+        Ok(self.view::<T>()?.to_owned())
     }
 
     /// A view of the elements.
     pub fn view<T: TensorType>(&self) -> Result<ArrayViewD<'_, T>> {
-        Ok(self.as_array::<T>()?.view())
+        let s = self.as_slice::<T>()?;
+        ArrayViewD::from_shape(IxDyn(self.shape()), s).map_err(|e| Error::internal(e.to_string()))
     }
 
     /// The elements in row-major order.
     pub fn as_slice<T: TensorType>(&self) -> Result<&[T]> {
-        self.as_array::<T>()?
-            .as_slice()
-            .ok_or_else(|| Error::internal("tensor is not in standard layout"))
+        self.slice_of::<T>().ok_or_else(|| self.wrong_dtype::<T>())
     }
 
     /// Mutable elements in row-major order; the data is copied first if it is shared.
     pub fn as_slice_mut<T: TensorType>(&mut self) -> Result<&mut [T]> {
-        let dtype = self.dtype();
-        let a = T::unwrap_mut(&mut self.0).ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "Tensor has dtype {dtype} but {} was requested",
-                T::DTYPE
-            ))
-        })?;
-        a.as_slice_mut()
-            .ok_or_else(|| Error::internal("tensor is not in standard layout"))
+        if T::unwrap_ref(&self.0.data).is_none() {
+            return Err(self.wrong_dtype::<T>());
+        }
+        let in_place = Arc::get_mut(&mut self.0)
+            .is_some_and(|i| !matches!(T::unwrap_ref(&i.data), Some(Buf::View { .. })));
+        if !in_place {
+            let elems = self.as_slice::<T>()?;
+            let buf = match elems {
+                [one] => Buf::One(one.clone()),
+                _ => Buf::Owned(elems.to_vec()),
+            };
+            let shape = self.0.shape.clone();
+            self.0 = Arc::new(Inner {
+                shape,
+                data: T::wrap(buf),
+            });
+        }
+        let inner = Arc::get_mut(&mut self.0)
+            .ok_or_else(|| Error::internal("a fresh tensor copy is shared"))?;
+        match T::unwrap_mut(&mut inner.data) {
+            Some(Buf::Owned(v)) => Ok(v),
+            Some(Buf::One(x)) => Ok(std::slice::from_mut(x)),
+            _ => Err(Error::internal("a fresh tensor copy is a view")),
+        }
     }
 
     /// A mutable view; the data is copied first if it is shared.
     pub fn view_mut<T: TensorType>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
-        let dtype = self.dtype();
-        let a = T::unwrap_mut(&mut self.0).ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "Tensor has dtype {dtype} but {} was requested",
-                T::DTYPE
-            ))
-        })?;
-        Ok(a.view_mut())
+        let shape = IxDyn(self.shape());
+        let s = self.as_slice_mut::<T>()?;
+        ArrayViewMutD::from_shape(shape, s).map_err(|e| Error::internal(e.to_string()))
     }
 
     /// The single value of a tensor with one element (any shape).
@@ -404,8 +463,19 @@ impl Tensor {
             .collect())
     }
 
-    /// The same data with another shape of the same size (no copy).
-    pub fn reshape(&self, shape: &[usize]) -> Result<Tensor> {
+    /// A tensor of `shape` over `n` elements of this one from element `offset` (no copy).
+    fn window(&self, offset: usize, shape: &[usize]) -> Tensor {
+        fn go<T: TensorType>(t: &Tensor, b: &Buf<T>, offset: usize, shape: &[usize]) -> Tensor {
+            let (base, start) = match b {
+                Buf::View { base, start } => (base.clone(), start + offset),
+                _ => (t.clone(), offset),
+            };
+            Tensor::new::<T>(shape, Buf::View { base, start })
+        }
+        each_variant!(&self.0.data, b => go(self, b, offset, shape))
+    }
+
+    fn check_reshape(&self, shape: &[usize]) -> Result<()> {
         let n: usize = shape.iter().product();
         if n != self.num_elements() {
             return Err(Error::invalid_argument(format!(
@@ -415,19 +485,35 @@ impl Tensor {
                 n
             )));
         }
-        fn go<T: TensorType>(a: &ArcArray<T, IxDyn>, shape: &[usize]) -> Result<Tensor> {
-            let r = a
-                .clone()
-                .into_shape_with_order(IxDyn(shape))
-                .map_err(|e| Error::internal(e.to_string()))?;
-            Ok(Tensor(T::wrap(r)))
+        Ok(())
+    }
+
+    /// The same data with another shape of the same size (no copy).
+    pub fn reshape(&self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        if shape == self.shape() {
+            return Ok(self.clone());
         }
-        each_variant!(&self.0, a => go(a, shape))
+        Ok(self.window(0, shape))
+    }
+
+    /// Like [`reshape`](Self::reshape), but a tensor held by no one else changes its shape in
+    /// place, so a kernel that took its input can still write to it afterwards.
+    pub fn into_reshaped(mut self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        match Arc::get_mut(&mut self.0) {
+            Some(inner) => {
+                inner.shape = Dims::from_slice(shape);
+                Ok(self)
+            }
+            None => self.reshape(shape),
+        }
     }
 
     /// Element `i` along dimension 0, sharing this tensor's data.
     pub fn index_axis0(&self, i: usize) -> Result<Tensor> {
-        self.slice_axis0(i, i + 1)?.reshape(&self.shape()[1..])
+        let rows = self.slice_axis0(i, i + 1)?;
+        rows.into_reshaped(&self.shape()[1..])
     }
 
     /// Rows `start..end` along dimension 0, sharing this tensor's data.
@@ -439,30 +525,27 @@ impl Tensor {
                 format_dims(shape)
             )));
         }
-        fn go<T: TensorType>(a: &ArcArray<T, IxDyn>, s: usize, e: usize) -> Result<Tensor> {
-            let mut v = a.clone();
-            v.slice_axis_inplace(Axis(0), (s..e).into());
-            Ok(Tensor(T::wrap(v)))
+        if start == 0 && end == shape[0] {
+            return Ok(self.clone());
         }
-        each_variant!(&self.0, a => go(a, start, end))
+        let row: usize = shape[1..].iter().product();
+        let mut dims = Dims::from_slice(shape);
+        dims[0] = end - start;
+        Ok(self.window(start * row, &dims))
     }
 }
 
 impl PartialEq for Tensor {
     fn eq(&self, other: &Tensor) -> bool {
-        match (&self.0, &other.0) {
-            (Data::F32(a), Data::F32(b)) => a == b,
-            (Data::F64(a), Data::F64(b)) => a == b,
-            (Data::I8(a), Data::I8(b)) => a == b,
-            (Data::I16(a), Data::I16(b)) => a == b,
-            (Data::I32(a), Data::I32(b)) => a == b,
-            (Data::I64(a), Data::I64(b)) => a == b,
-            (Data::U8(a), Data::U8(b)) => a == b,
-            (Data::U16(a), Data::U16(b)) => a == b,
-            (Data::Bool(a), Data::Bool(b)) => a == b,
-            (Data::String(a), Data::String(b)) => a == b,
-            (Data::Resource(a), Data::Resource(b)) => a == b,
-            _ => false,
+        if self.dtype() != other.dtype() || self.shape() != other.shape() {
+            return false;
+        }
+        match self.dtype() {
+            DType::Resource => {
+                self.slice_of::<ResourceHandle>() == other.slice_of::<ResourceHandle>()
+            }
+            d => crate::match_data_dtype!(d, T => self.slice_of::<T>() == other.slice_of::<T>(),
+                _ => false),
         }
     }
 }
@@ -538,24 +621,24 @@ impl fmt::Display for ByteStr<'_> {
 
 impl fmt::Display for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Data::F32(a) => write!(f, "{a}"),
-            Data::F64(a) => write!(f, "{a}"),
-            Data::I8(a) => write!(f, "{a}"),
-            Data::I16(a) => write!(f, "{a}"),
-            Data::I32(a) => write!(f, "{a}"),
-            Data::I64(a) => write!(f, "{a}"),
-            Data::U8(a) => write!(f, "{a}"),
-            Data::U16(a) => write!(f, "{a}"),
-            Data::Bool(a) => write!(f, "{a}"),
-            Data::String(a) => {
-                let shown = a.map(|b| ByteStr(b).to_string());
+        let bad = |_| fmt::Error;
+        match self.dtype() {
+            DType::String => {
+                let shown = self
+                    .view::<Bytes>()
+                    .map_err(bad)?
+                    .map(|b| ByteStr(b).to_string());
                 write!(f, "{shown}")
             }
-            Data::Resource(a) => {
-                let shown = a.map(|h| format!("<resource {}>", h.name()));
+            DType::Resource => {
+                let shown = self
+                    .view::<ResourceHandle>()
+                    .map_err(bad)?
+                    .map(|h| format!("<resource {}>", h.name()));
                 write!(f, "{shown}")
             }
+            d => crate::match_real_dtype!(d, T => write!(f, "{}", self.view::<T>().map_err(bad)?),
+                _ => write!(f, "{}", self.view::<bool>().map_err(bad)?)),
         }
     }
 }
@@ -684,6 +767,50 @@ mod tests {
         let rows = t.slice_axis0(1, 3).unwrap();
         assert_eq!(rows.as_slice::<i32>().unwrap(), &[2, 3, 4, 5]);
         assert!(t.slice_axis0(2, 4).is_err());
+    }
+
+    #[test]
+    fn writing_through_a_view_copies_and_leaves_the_base() {
+        let t = Tensor::from_vec(&[3, 2], (0..6).collect::<Vec<i32>>()).unwrap();
+        let rows = t.slice_axis0(1, 3).unwrap();
+        // A window of a window points at the first base, not at the window.
+        let mut row = rows.index_axis0(1).unwrap();
+        assert_eq!(row.as_slice::<i32>().unwrap(), &[4, 5]);
+        assert!(!row.is_unique());
+        row.as_slice_mut::<i32>().unwrap()[0] = 40;
+        assert_eq!(row.as_slice::<i32>().unwrap(), &[40, 5]);
+        assert!(row.is_unique());
+        assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 1, 2, 3, 4, 5]);
+        assert_eq!(rows.as_slice::<i32>().unwrap(), &[2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn into_reshaped_keeps_a_unique_buffer() {
+        let t = Tensor::from_vec(&[2, 3], (0..6).collect::<Vec<i64>>()).unwrap();
+        let p = t.as_slice::<i64>().unwrap().as_ptr();
+        assert!(t.is_unique());
+        let mut r = t.into_reshaped(&[3, 2]).unwrap();
+        assert!(r.is_unique());
+        r.as_slice_mut::<i64>().unwrap()[5] = 50;
+        assert_eq!(r.as_slice::<i64>().unwrap().as_ptr(), p);
+        assert_eq!(r.shape(), &[3, 2]);
+        // A shared tensor reshapes into a view instead.
+        let s = r.clone();
+        let v = s.into_reshaped(&[6]).unwrap();
+        assert!(!v.is_unique());
+        assert_eq!(v.as_slice::<i64>().unwrap()[5], 50);
+    }
+
+    #[test]
+    fn one_element_tensors_are_stored_inline() {
+        let mut s = Tensor::scalar(2.5f64);
+        assert_eq!(s.shape(), &[] as &[usize]);
+        s.as_slice_mut::<f64>().unwrap()[0] = 3.5;
+        assert_eq!(s.to_scalar::<f64>().unwrap(), 3.5);
+        let f = Tensor::filled(&[1, 1], 7u8);
+        assert_eq!(f.shape(), &[1, 1]);
+        assert_eq!(f.reshape(&[1]).unwrap().to_vec::<u8>().unwrap(), vec![7]);
+        assert_eq!(Tensor::filled(&[2, 0], 1i32).num_elements(), 0);
     }
 
     #[test]

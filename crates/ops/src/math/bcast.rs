@@ -273,7 +273,7 @@ impl Bcast {
 
 /// Whether this tensor's buffer is held by no one else, so a kernel may write into it.
 pub(crate) fn is_unique<T: TensorType>(t: &Tensor) -> bool {
-    t.as_array::<T>().is_ok_and(|a| a.is_unique())
+    t.dtype() == T::DTYPE && t.is_unique()
 }
 
 /// `f(x, y)` with broadcasting, for tensors of one element type `T` and an output of type `U`.
