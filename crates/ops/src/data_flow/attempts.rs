@@ -128,7 +128,8 @@ impl SessionQueue {
 
     /// Copies a finished dequeue_many's rows into its batch. Called after the queue's lock is
     /// released, by the dequeuing thread, so enqueuers never wait behind the copy.
-    pub(super) fn assemble(&self, h: Pieces) -> Result<Vec<Tensor>> {
+    pub(super) fn assemble(&self, mut h: Pieces) -> Result<Vec<Tensor>> {
+        h.resolve_slots()?;
         if self.kind == QueueKind::PaddingFifo {
             h.concat_padded(&self.dtypes, &self.shapes)
         } else {

@@ -44,7 +44,9 @@ impl CreateQueue {
         let store = match self.kind {
             QueueKind::Fifo | QueueKind::PaddingFifo => Store::Fifo(FifoStore::default()),
             QueueKind::RandomShuffle => Store::Shuffle(ShuffleStore::new(
-                self.dtypes.len(),
+                &self.dtypes,
+                &self.shapes,
+                usize::try_from(self.capacity).unwrap_or(i32::MAX as usize),
                 self.extra.min_after_dequeue as usize,
                 Philox::from_attrs(self.extra.seed, self.extra.seed2),
             )),

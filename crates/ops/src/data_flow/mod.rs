@@ -17,6 +17,7 @@ mod queue;
 mod queue_builders;
 mod queue_handle;
 mod queue_kind;
+mod slots;
 mod store;
 
 pub use queue::{QueueKind, SessionQueue};

@@ -4,6 +4,8 @@
 use ndarray::{ArrayD, IxDyn, Slice};
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Shape, Tensor, TensorType};
 
+use super::slots::SlotBatch;
+
 /// Rows taken out of a queue by an unfinished dequeue_many: per component, a list of tensors
 /// whose dimension 0 counts rows (zero-copy views of what was enqueued).
 #[derive(Default)]
@@ -12,7 +14,9 @@ pub(crate) struct Pieces {
     pub comps: Vec<Vec<Tensor>>,
     /// Rows of each piece.
     pub rows: Vec<usize>,
-    /// Sum of `rows`.
+    /// Rows still in a queue's slots, copied out by [`resolve_slots`](Self::resolve_slots).
+    pub slots: Option<SlotBatch>,
+    /// Rows held in all: the sum of `rows` and the rows in `slots`.
     pub total: usize,
 }
 
@@ -21,6 +25,7 @@ impl Pieces {
         Pieces {
             comps: vec![Vec::new(); num_components],
             rows: Vec::new(),
+            slots: None,
             total: 0,
         }
     }
@@ -32,6 +37,30 @@ impl Pieces {
         }
         self.rows.push(rows);
         self.total += rows;
+    }
+
+    /// Appends rows reserved in a queue's slots (a queue holds either slots or tensors, so
+    /// the two never mix in one dequeue).
+    pub(crate) fn push_slots(&mut self, batch: SlotBatch) {
+        self.total += batch.len();
+        match &mut self.slots {
+            Some(held) => held.extend(batch),
+            None => self.slots = Some(batch),
+        }
+    }
+
+    /// Copies the rows held in slots into a piece of their own (one tensor per component) and
+    /// gives the slots back. Called without the queue's lock.
+    pub(crate) fn resolve_slots(&mut self) -> Result<()> {
+        if let Some(b) = self.slots.take() {
+            let n = b.len();
+            let parts = b.gather()?;
+            for (c, t) in parts.into_iter().enumerate() {
+                self.comps[c].push(t);
+            }
+            self.rows.push(n);
+        }
+        Ok(())
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -3,10 +3,11 @@
 
 use std::collections::{BinaryHeap, VecDeque};
 
-use weir_graph::{match_data_dtype, Result, Tensor, TensorType};
+use weir_graph::{match_data_dtype, DType, Result, Shape, Tensor, TensorType};
 
 use super::philox::Philox;
 use super::pieces::Pieces;
+use super::slots::RowSlots;
 
 /// A run of consecutive FIFO elements that came from one enqueue: `comps[c]` has dimension 0
 /// holding the rows, of which `start..end` are still queued. A segment from a single
@@ -85,7 +86,9 @@ impl FifoStore {
 
     /// Puts a cancelled batch's rows back at the front, in their original order.
     fn restore_front(&mut self, held: Pieces) {
-        let Pieces { comps, rows, total } = held;
+        let Pieces {
+            comps, rows, total, ..
+        } = held;
         let n = rows.len();
         let mut per_piece: Vec<Vec<Tensor>> =
             (0..n).map(|_| Vec::with_capacity(comps.len())).collect();
@@ -106,42 +109,161 @@ impl FifoStore {
     }
 }
 
-/// RandomShuffleQueue storage: elements in a vector (each component a one-row view); a pick
-/// takes a uniformly random slot and moves the last element into it, as TensorFlow does.
+/// How a RandomShuffleQueue holds its elements.
+enum Shuffled {
+    /// Fully defined component shapes: each element is copied into a reusable slot.
+    Slots { slots: RowSlots, order: Vec<u32> },
+    /// Otherwise each component is kept as a one-row tensor; element `i` is
+    /// `elems[i * ncomp .. (i + 1) * ncomp]`.
+    Tensors(Vec<Tensor>),
+}
+
+/// RandomShuffleQueue storage; a pick takes a uniformly random element and moves the last one
+/// into its place, as TensorFlow does.
 pub(crate) struct ShuffleStore {
     ncomp: usize,
-    /// Element `i` is `elems[i * ncomp .. (i + 1) * ncomp]`.
-    elems: Vec<Tensor>,
+    elems: Shuffled,
     pub(crate) min_after_dequeue: usize,
     rng: Philox,
 }
 
 impl ShuffleStore {
-    pub(crate) fn new(ncomp: usize, min_after_dequeue: usize, rng: Philox) -> ShuffleStore {
+    /// Storage for elements of `dtypes`; `shapes` are the queue's element shapes (empty when
+    /// unspecified) and `capacity` its capacity.
+    pub(crate) fn new(
+        dtypes: &[DType],
+        shapes: &[Shape],
+        capacity: usize,
+        min_after_dequeue: usize,
+        rng: Philox,
+    ) -> ShuffleStore {
+        let fixed: Option<Vec<Vec<usize>>> = (shapes.len() == dtypes.len())
+            .then(|| shapes.iter().map(Shape::to_known).collect())
+            .flatten();
+        let elems = fixed
+            .and_then(|f| RowSlots::new(dtypes, &f, capacity))
+            .map_or(Shuffled::Tensors(Vec::new()), |slots| Shuffled::Slots {
+                slots,
+                order: Vec::new(),
+            });
         ShuffleStore {
-            ncomp,
-            elems: Vec::new(),
+            ncomp: dtypes.len(),
+            elems,
             min_after_dequeue,
             rng,
         }
     }
 
     fn len(&self) -> usize {
-        self.elems.len() / self.ncomp.max(1)
+        match &self.elems {
+            Shuffled::Slots { order, .. } => order.len(),
+            Shuffled::Tensors(e) => e.len() / self.ncomp.max(1),
+        }
     }
 
-    /// Moves a uniformly picked element to the end of `elems` and returns where it starts.
-    fn pick(&mut self) -> usize {
-        let size = self.len();
-        let idx = (self.rng.next_u32() as usize) % size;
-        let last = size - 1;
+    /// A uniformly random index below `len()`.
+    fn pick_index(&mut self) -> usize {
+        (self.rng.next_u32() as usize) % self.len()
+    }
+
+    /// Moves a uniformly picked tensor element to the end of `elems` and returns where it
+    /// starts.
+    fn pick_tensors(&mut self) -> usize {
+        let idx = self.pick_index();
+        let last = self.len() - 1;
         let n = self.ncomp;
-        if idx != last {
-            for c in 0..n {
-                self.elems.swap(idx * n + c, last * n + c);
+        if let Shuffled::Tensors(elems) = &mut self.elems {
+            if idx != last {
+                for c in 0..n {
+                    elems.swap(idx * n + c, last * n + c);
+                }
             }
         }
         last * n
+    }
+
+    /// Stores row `row` of every component of `tuple` (`single`: the tuple is one element).
+    fn push(&mut self, tuple: &[Tensor], row: usize, single: bool) -> Result<()> {
+        match &mut self.elems {
+            Shuffled::Slots { slots, order } => {
+                order.push(slots.insert(tuple, row)?);
+            }
+            Shuffled::Tensors(elems) => {
+                for t in tuple {
+                    elems.push(if single {
+                        as_row(t)?
+                    } else {
+                        owned_row(t, row)?
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn pop_one(&mut self) -> Result<Vec<Tensor>> {
+        if let Shuffled::Slots { .. } = self.elems {
+            let idx = self.pick_index();
+            let Shuffled::Slots { slots, order } = &mut self.elems else {
+                unreachable!("matched above")
+            };
+            let slot = order.swap_remove(idx);
+            return slots.take_one(slot);
+        }
+        let at = self.pick_tensors();
+        match &mut self.elems {
+            Shuffled::Tensors(elems) => elems.drain(at..).map(|t| t.index_axis0(0)).collect(),
+            Shuffled::Slots { .. } => unreachable!("matched above"),
+        }
+    }
+
+    fn take_into(&mut self, k: usize, held: &mut Pieces) -> Result<()> {
+        if let Shuffled::Slots { .. } = self.elems {
+            let mut picked = Vec::with_capacity(k);
+            for _ in 0..k {
+                let idx = self.pick_index();
+                let Shuffled::Slots { order, .. } = &mut self.elems else {
+                    unreachable!("matched above")
+                };
+                picked.push(order.swap_remove(idx));
+            }
+            let Shuffled::Slots { slots, .. } = &mut self.elems else {
+                unreachable!("matched above")
+            };
+            held.push_slots(slots.batch(picked));
+            return Ok(());
+        }
+        for _ in 0..k {
+            let at = self.pick_tensors();
+            if let Shuffled::Tensors(elems) = &mut self.elems {
+                held.push(elems.drain(at..), 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the rows of `held` last-first, as TensorFlow gives back a cut-short batch.
+    fn restore(&mut self, mut held: Pieces) -> Result<()> {
+        if let Some(b) = held.slots.take() {
+            if let Shuffled::Slots { order, .. } = &mut self.elems {
+                // The rows never left their slots.
+                order.extend(b.into_slots().into_iter().rev());
+            }
+        }
+        for p in (0..held.rows.len()).rev() {
+            let piece: Vec<Tensor> = (0..self.ncomp).map(|c| held.comps[c][p].clone()).collect();
+            for r in (0..held.rows[p]).rev() {
+                match &mut self.elems {
+                    Shuffled::Slots { slots, order } => order.push(slots.insert(&piece, r)?),
+                    Shuffled::Tensors(elems) => {
+                        for t in &piece {
+                            elems.push(t.slice_axis0(r, r + 1)?);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -220,19 +342,11 @@ impl Store {
                 s.push_segment(comps, end - start, false);
             }
             Store::Shuffle(s) => {
-                s.elems.reserve((end - start) * s.ncomp);
                 // Rows leave in random order, so a view would keep its whole batch alive until
-                // the last row goes: about an epoch of data. Each row gets its own copy, as
-                // TensorFlow's enqueue_many makes.
-                let whole = batch.first().is_some_and(|t| t.shape()[0] == 1);
+                // the last row goes: about an epoch of data. Each row is copied, as
+                // TensorFlow's enqueue_many copies it.
                 for i in start..end {
-                    for t in batch {
-                        s.elems.push(if whole {
-                            t.slice_axis0(i, i + 1)?
-                        } else {
-                            owned_row(t, i)?
-                        });
-                    }
+                    s.push(batch, i, false)?;
                 }
             }
             Store::Priority(s) => {
@@ -258,11 +372,7 @@ impl Store {
     pub(crate) fn push_element(&mut self, elem: &[Tensor]) -> Result<()> {
         match self {
             Store::Fifo(s) => s.push_segment(elem.to_vec(), 1, true),
-            Store::Shuffle(s) => {
-                for t in elem {
-                    s.elems.push(as_row(t)?);
-                }
-            }
+            Store::Shuffle(s) => s.push(elem, 0, true)?,
             Store::Priority(s) => {
                 let priority = elem[0].to_scalar::<i64>()?;
                 s.seq += 1;
@@ -280,10 +390,7 @@ impl Store {
     pub(crate) fn pop_one(&mut self) -> Result<Vec<Tensor>> {
         match self {
             Store::Fifo(s) => s.pop_one(),
-            Store::Shuffle(s) => {
-                let at = s.pick();
-                s.elems.drain(at..).map(|t| t.index_axis0(0)).collect()
-            }
+            Store::Shuffle(s) => s.pop_one(),
             Store::Priority(s) => Ok(s
                 .heap
                 .pop()
@@ -296,13 +403,7 @@ impl Store {
     pub(crate) fn take_into(&mut self, k: usize, held: &mut Pieces) -> Result<()> {
         match self {
             Store::Fifo(s) => s.take_into(k, held),
-            Store::Shuffle(s) => {
-                for _ in 0..k {
-                    let at = s.pick();
-                    held.push(s.elems.drain(at..), 1);
-                }
-                Ok(())
-            }
+            Store::Shuffle(s) => s.take_into(k, held),
             Store::Priority(s) => {
                 for _ in 0..k {
                     let e = s.heap.pop().expect("take from a short priority store");
@@ -318,15 +419,7 @@ impl Store {
     pub(crate) fn restore(&mut self, held: Pieces) -> Result<()> {
         match self {
             Store::Fifo(s) => s.restore_front(held),
-            Store::Shuffle(s) => {
-                for p in (0..held.rows.len()).rev() {
-                    for r in (0..held.rows[p]).rev() {
-                        for c in 0..s.ncomp {
-                            s.elems.push(held.comps[c][p].slice_axis0(r, r + 1)?);
-                        }
-                    }
-                }
-            }
+            Store::Shuffle(s) => s.restore(held)?,
             Store::Priority(s) => {
                 for p in 0..held.rows.len() {
                     for r in 0..held.rows[p] {
@@ -394,46 +487,87 @@ mod tests {
         assert_eq!(order, vec![2, 3, 9, 10]);
     }
 
+    fn scalar_i64_shuffle(shapes: &[Shape], min_after: usize) -> Store {
+        Store::Shuffle(ShuffleStore::new(
+            &[DType::I64],
+            shapes,
+            100,
+            min_after,
+            Philox::new(1, 2),
+        ))
+    }
+
     #[test]
     fn shuffle_is_a_permutation_and_holds_back_while_open() {
-        let mut s = Store::Shuffle(ShuffleStore::new(1, 3, Philox::new(1, 2)));
-        s.push_rows(&[Tensor::from((0..10i64).collect::<Vec<_>>())], 0, 10)
-            .unwrap();
-        assert_eq!(s.available(false), 7);
-        assert_eq!(s.available(true), 10);
-        let mut got: Vec<i64> = (0..10).map(|_| ints(&s.pop_one().unwrap()[0])[0]).collect();
-        assert_ne!(got, (0..10).collect::<Vec<_>>());
-        got.sort();
-        assert_eq!(got, (0..10).collect::<Vec<_>>());
+        // With slots (a known shape) and with tensors (no shape): the same picks.
+        let mut orders = Vec::new();
+        for shapes in [vec![Shape::scalar()], vec![]] {
+            let mut s = scalar_i64_shuffle(&shapes, 3);
+            s.push_rows(&[Tensor::from((0..10i64).collect::<Vec<_>>())], 0, 10)
+                .unwrap();
+            assert_eq!(s.available(false), 7);
+            assert_eq!(s.available(true), 10);
+            let got: Vec<i64> = (0..10).map(|_| ints(&s.pop_one().unwrap()[0])[0]).collect();
+            assert_ne!(got, (0..10).collect::<Vec<_>>());
+            let mut sorted = got.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..10).collect::<Vec<_>>());
+            orders.push(got);
+        }
+        assert_eq!(orders[0], orders[1]);
+    }
+
+    #[test]
+    fn shuffle_slots_take_batches_and_take_back_rows() {
+        let mut s = scalar_i64_shuffle(&[Shape::scalar()], 0);
+        for v in 0..6i64 {
+            s.push_element(&[Tensor::from(v)]).unwrap();
+        }
+        let mut held = Pieces::new(1);
+        s.take_into(4, &mut held).unwrap();
+        assert!(held.comps[0].is_empty(), "the rows stay in their slots");
+        assert_eq!(held.total, 4);
+        assert_eq!(s.len(), 2);
+        s.restore(held).unwrap();
+        assert_eq!(s.len(), 6);
+        let mut all: Vec<i64> = (0..6).map(|_| ints(&s.pop_one().unwrap()[0])[0]).collect();
+        all.sort();
+        assert_eq!(all, (0..6).collect::<Vec<_>>());
     }
 
     #[test]
     fn shuffle_copies_rows_of_a_batch() {
-        let mut s = Store::Shuffle(ShuffleStore::new(2, 0, Philox::new(3, 4)));
-        let a = Tensor::from_vec(&[3, 2], vec![0i64, 1, 10, 11, 20, 21]).unwrap();
-        let b = Tensor::from_strings(&["x", "y", "z"]);
-        s.push_rows(&[a, b], 1, 3).unwrap();
-        let mut held = Pieces::new(2);
-        s.take_into(2, &mut held).unwrap();
-        let out = held
-            .concat(
-                &[weir_graph::DType::I64, weir_graph::DType::String],
-                &[vec![2], vec![]],
-            )
-            .unwrap();
-        let mut rows: Vec<(Vec<i64>, String)> = ints(&out[0])
-            .chunks(2)
-            .map(<[i64]>::to_vec)
-            .zip(out[1].to_strings().unwrap())
-            .collect();
-        rows.sort();
-        assert_eq!(
-            rows,
-            vec![
-                (vec![10, 11], "y".to_string()),
-                (vec![20, 21], "z".to_string())
-            ]
-        );
+        for shapes in [vec![Shape::known(&[2]), Shape::scalar()], vec![]] {
+            let mut s = Store::Shuffle(ShuffleStore::new(
+                &[DType::I64, DType::String],
+                &shapes,
+                10,
+                0,
+                Philox::new(3, 4),
+            ));
+            let a = Tensor::from_vec(&[3, 2], vec![0i64, 1, 10, 11, 20, 21]).unwrap();
+            let b = Tensor::from_strings(&["x", "y", "z"]);
+            s.push_rows(&[a, b], 1, 3).unwrap();
+            let mut held = Pieces::new(2);
+            s.take_into(2, &mut held).unwrap();
+            held.resolve_slots().unwrap();
+            let out = held
+                .concat(&[DType::I64, DType::String], &[vec![2], vec![]])
+                .unwrap();
+            let mut rows: Vec<(Vec<i64>, String)> = ints(&out[0])
+                .chunks(2)
+                .map(<[i64]>::to_vec)
+                .zip(out[1].to_strings().unwrap())
+                .collect();
+            rows.sort();
+            assert_eq!(
+                rows,
+                vec![
+                    (vec![10, 11], "y".to_string()),
+                    (vec![20, 21], "z".to_string())
+                ]
+            );
+        }
     }
 
     #[test]
