@@ -224,10 +224,39 @@ fn decode_varint(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
+/// How many bytes at the start of `b` are below 0x80 (one-byte varints), testing eight at a
+/// time.
+#[inline]
+fn one_byte_run(b: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(word) = b.get(n..n + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let high = w & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return n + (high.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    while n < b.len() && b[n] < 0x80 {
+        n += 1;
+    }
+    n
+}
+
 /// Where decoded list values go: a growing `Vec`, or a fixed slice of an output buffer that
 /// counts (without storing) values past its end, like TensorFlow's `LimitedArraySlice`.
 pub(crate) trait Sink<T> {
     fn push(&mut self, v: T);
+    /// Pushes each byte as a value (a run of one-byte varints).
+    #[inline]
+    fn push_bytes(&mut self, b: &[u8])
+    where
+        T: From<u8>,
+    {
+        for &x in b {
+            self.push(T::from(x));
+        }
+    }
     /// How many more values can be stored.
     fn room(&self) -> usize;
     /// Counts `n` values that were not stored.
@@ -270,6 +299,18 @@ impl<T> Sink<T> for Fixed<'_, T> {
             *slot = v;
         }
         self.n += 1;
+    }
+    #[inline]
+    fn push_bytes(&mut self, b: &[u8])
+    where
+        T: From<u8>,
+    {
+        let start = self.n.min(self.out.len());
+        let k = b.len().min(self.out.len() - start);
+        for (o, &x) in self.out[start..start + k].iter_mut().zip(b) {
+            *o = T::from(x);
+        }
+        self.n = self.n.saturating_add(b.len());
     }
     #[inline]
     fn room(&self) -> usize {
@@ -332,21 +373,28 @@ pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl S
             r.push_limit(len);
             let bytes = &buf[r.pos..r.limit];
             let mut i = 0;
-            // A tight local loop: one-byte varints (most pixels, labels, small ids) take the
-            // first branch.
+            // Most values (pixels, labels, small ids) are one-byte varints: runs of them are
+            // found eight bytes at a time and stored in bulk; two-byte values are decoded
+            // inline.
             while i < bytes.len() {
-                let b = bytes[i];
-                if b < 0x80 {
-                    sink.push(b as i64);
-                    i += 1;
-                } else {
-                    match decode_varint(&bytes[i..]) {
+                let run = one_byte_run(&bytes[i..]);
+                sink.push_bytes(&bytes[i..i + run]);
+                i += run;
+                if i == bytes.len() {
+                    break;
+                }
+                match bytes.get(i + 1) {
+                    Some(&b1) if b1 < 0x80 => {
+                        sink.push((bytes[i] & 0x7f) as i64 | (b1 as i64) << 7);
+                        i += 2;
+                    }
+                    _ => match decode_varint(&bytes[i..]) {
                         Some((v, n)) => {
                             sink.push(v as i64);
                             i += n;
                         }
                         None => return false,
-                    }
+                    },
                 }
             }
             true
@@ -547,6 +595,64 @@ mod tests {
             assert!(int64_list(&b, e.value.0, e.value.1, &mut v));
             assert_eq!(v, want);
         }
+    }
+
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// A `Feature` holding a packed `Int64List` of `values`.
+    fn packed_int64_feature(values: &[i64]) -> Vec<u8> {
+        let mut payload = Vec::new();
+        for &v in values {
+            varint(v as u64, &mut payload);
+        }
+        let mut list = vec![0x0a];
+        varint(payload.len() as u64, &mut list);
+        list.extend_from_slice(&payload);
+        let mut feature = vec![0x1a];
+        varint(list.len() as u64, &mut feature);
+        feature.extend_from_slice(&list);
+        feature
+    }
+
+    #[test]
+    fn packed_runs_of_one_byte_values_decode_like_single_values() {
+        // Runs of one-byte values of every length around the 8-byte word, broken by two-byte,
+        // large and negative (ten-byte) values.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut values = Vec::new();
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(match x % 10 {
+                0..=5 => 0,
+                6 => (x >> 8) as i64 % 128,
+                7 => 128 + (x >> 8) as i64 % 16_000,
+                8 => (x >> 8) as i64,
+                _ => -((x >> 8) as i64 % 1000) - 1,
+            });
+        }
+        let f = packed_int64_feature(&values);
+        let mut v = Vec::new();
+        assert!(int64_list(&f, 0, f.len(), &mut v));
+        assert_eq!(v, values);
+        // A fixed sink stores what fits and counts the rest.
+        let mut out = vec![-7i64; 1500];
+        let mut sink = Fixed::new(&mut out);
+        assert!(int64_list(&f, 0, f.len(), &mut sink));
+        assert_eq!(sink.n, 2000);
+        assert_eq!(out, values[..1500]);
+        // A varint cut off at the end of the list fails.
+        let mut cut = packed_int64_feature(&[5, 300]);
+        let n = cut.len();
+        cut[n - 1] |= 0x80;
+        assert!(!int64_list(&cut, 0, n, &mut Vec::new()));
     }
 
     #[test]
