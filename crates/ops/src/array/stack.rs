@@ -3,6 +3,7 @@
 //!
 //! Joining copies whole contiguous runs of `dim * inner` elements.
 
+use smallvec::SmallVec;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, OpContext,
@@ -90,6 +91,29 @@ fn join<T: TensorType>(
     Tensor::from_vec(out_shape, out)
 }
 
+/// Stacks `inputs` (all of one shape, `outer * chunk` elements) along a new axis. Per-example
+/// pipelines stack a few scalars per run, so nothing here allocates but the output.
+fn pack<T: TensorType>(
+    inputs: &[Tensor],
+    outer: usize,
+    chunk: usize,
+    out_shape: &[usize],
+) -> Result<Tensor> {
+    let mut out: Vec<T> = Vec::with_capacity(outer * chunk * inputs.len());
+    if outer == 1 {
+        for t in inputs {
+            out.extend_from_slice(t.as_slice::<T>()?);
+        }
+    } else {
+        for o in 0..outer {
+            for t in inputs {
+                out.extend_from_slice(&t.as_slice::<T>()?[o * chunk..(o + 1) * chunk]);
+            }
+        }
+    }
+    Tensor::from_vec(out_shape, out)
+}
+
 fn pack_axis(axis: i64, rank: usize) -> Result<usize> {
     let r = rank as i64 + 1;
     if axis < -r || axis >= r {
@@ -144,12 +168,10 @@ impl Kernel for PackKernel {
         let axis = pack_axis(self.0, s0.len())?;
         let outer: usize = s0[..axis].iter().product();
         let chunk: usize = s0[axis..].iter().product();
-        let mut out_shape = s0.to_vec();
+        let mut out_shape: SmallVec<[usize; 6]> = SmallVec::from_slice(s0);
         out_shape.insert(axis, inputs.len());
-        let parts: Vec<&Tensor> = inputs.iter().collect();
-        let chunks = vec![chunk; parts.len()];
         let dt = inputs[0].dtype();
-        let out = weir_graph::match_data_dtype!(dt, T => join::<T>(&parts, outer, &chunks, &out_shape)?,
+        let out = weir_graph::match_data_dtype!(dt, T => pack::<T>(inputs, outer, chunk, &out_shape)?,
             _ => return Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))));
         ctx.set_output(0, out);
         Ok(())

@@ -8,9 +8,12 @@ use weir_graph::{
     DType, Error, Kernel, Node, OpContext, Resource, ResourceHandle, Result, Shape, Tensor,
 };
 
+use super::fifo_store::FifoStore;
 use super::philox::Philox;
 use super::queue::{QueueExtra, QueueKind, SessionQueue};
-use super::store::{FifoStore, PriorityStore, ShuffleStore, Store};
+use super::shuffle_store::ShuffleStore;
+use super::slots::RowSlots;
+use super::store::{PriorityStore, Store};
 
 /// TensorFlow's process-wide counter behind private resource names `_<N>_<node name>`.
 static PRIVATE_NAMES: AtomicU64 = AtomicU64::new(0);
@@ -40,13 +43,27 @@ fn types_str(types: &[DType]) -> String {
 }
 
 impl CreateQueue {
+    /// Row slots for the queue's elements when every component shape is fully defined.
+    fn row_slots(&self) -> Option<RowSlots> {
+        if self.shapes.len() != self.dtypes.len() {
+            return None;
+        }
+        let fixed: Vec<Vec<usize>> = self
+            .shapes
+            .iter()
+            .map(Shape::to_known)
+            .collect::<Option<_>>()?;
+        let capacity = usize::try_from(self.capacity).unwrap_or(i32::MAX as usize);
+        RowSlots::new(&self.dtypes, &fixed, capacity)
+    }
+
     fn make(&self) -> SessionQueue {
         let store = match self.kind {
-            QueueKind::Fifo | QueueKind::PaddingFifo => Store::Fifo(FifoStore::default()),
+            QueueKind::Fifo => Store::Fifo(FifoStore::new(self.row_slots())),
+            QueueKind::PaddingFifo => Store::Fifo(FifoStore::new(None)),
             QueueKind::RandomShuffle => Store::Shuffle(ShuffleStore::new(
-                &self.dtypes,
-                &self.shapes,
-                usize::try_from(self.capacity).unwrap_or(i32::MAX as usize),
+                self.dtypes.len(),
+                self.row_slots(),
                 self.extra.min_after_dequeue as usize,
                 Philox::from_attrs(self.extra.seed, self.extra.seed2),
             )),

@@ -7,6 +7,7 @@
 //! in TensorFlow's `QueueBase`, and are cancelled by `Session::close` or a run's timeout.
 
 mod attempts;
+mod fifo_store;
 pub mod input_ops;
 mod kernels;
 mod md5;
@@ -17,6 +18,7 @@ mod queue;
 mod queue_builders;
 mod queue_handle;
 mod queue_kind;
+mod shuffle_store;
 mod slots;
 mod store;
 

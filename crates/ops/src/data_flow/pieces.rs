@@ -7,17 +7,27 @@ use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Shape, Ten
 use super::slots::SlotBatch;
 
 /// Rows taken out of a queue by an unfinished dequeue_many: per component, a list of tensors
-/// whose dimension 0 counts rows (zero-copy views of what was enqueued).
+/// whose dimension 0 counts rows (zero-copy views of what was enqueued), or rows still in the
+/// queue's slots.
 #[derive(Default)]
 pub(crate) struct Pieces {
-    /// `comps[c][p]`: piece `p` of component `c`.
+    /// `comps[c][p]`: piece `p` of component `c` (a placeholder for a piece in `slots`).
     pub comps: Vec<Vec<Tensor>>,
     /// Rows of each piece.
     pub rows: Vec<usize>,
-    /// Rows still in a queue's slots, copied out by [`resolve_slots`](Self::resolve_slots).
-    pub slots: Option<SlotBatch>,
-    /// Rows held in all: the sum of `rows` and the rows in `slots`.
+    /// The pieces whose rows are still in a queue's slots, by piece index; copied out by
+    /// [`resolve_slots`](Self::resolve_slots).
+    slots: Vec<(usize, SlotBatch)>,
+    /// Rows held in all: the sum of `rows`.
     pub total: usize,
+}
+
+/// One piece of [`Pieces`], in order.
+pub(crate) enum Part {
+    /// Tensors whose dimension 0 holds the piece's rows.
+    Rows(Vec<Tensor>, usize),
+    /// Rows still in the queue's slots.
+    Slots(SlotBatch),
 }
 
 impl Pieces {
@@ -25,7 +35,7 @@ impl Pieces {
         Pieces {
             comps: vec![Vec::new(); num_components],
             rows: Vec::new(),
-            slots: None,
+            slots: Vec::new(),
             total: 0,
         }
     }
@@ -39,28 +49,59 @@ impl Pieces {
         self.total += rows;
     }
 
-    /// Appends rows reserved in a queue's slots (a queue holds either slots or tensors, so
-    /// the two never mix in one dequeue).
+    /// Appends rows reserved in a queue's slots; right after other slot rows they join the
+    /// same piece, so rows taken one at a time are still copied out in one go.
     pub(crate) fn push_slots(&mut self, batch: SlotBatch) {
-        self.total += batch.len();
-        match &mut self.slots {
-            Some(held) => held.extend(batch),
-            None => self.slots = Some(batch),
+        let n = batch.len();
+        self.total += n;
+        if let Some((p, last)) = self.slots.last_mut() {
+            if *p + 1 == self.rows.len() {
+                last.extend(batch);
+                self.rows[*p] += n;
+                return;
+            }
         }
+        for c in &mut self.comps {
+            c.push(Tensor::empty_placeholder());
+        }
+        self.slots.push((self.rows.len(), batch));
+        self.rows.push(n);
     }
 
-    /// Copies the rows held in slots into a piece of their own (one tensor per component) and
+    /// Copies the rows held in slots into their pieces (one tensor per component each) and
     /// gives the slots back. Called without the queue's lock.
     pub(crate) fn resolve_slots(&mut self) -> Result<()> {
-        if let Some(b) = self.slots.take() {
-            let n = b.len();
-            let parts = b.gather()?;
-            for (c, t) in parts.into_iter().enumerate() {
-                self.comps[c].push(t);
+        for (p, b) in self.slots.drain(..) {
+            for (c, t) in b.gather()?.into_iter().enumerate() {
+                self.comps[c][p] = t;
             }
-            self.rows.push(n);
         }
         Ok(())
+    }
+
+    /// The pieces in order, for a queue to take its rows back.
+    pub(crate) fn into_parts(self) -> Vec<Part> {
+        let Pieces {
+            comps, rows, slots, ..
+        } = self;
+        let n = rows.len();
+        let mut per_piece: Vec<Vec<Tensor>> =
+            (0..n).map(|_| Vec::with_capacity(comps.len())).collect();
+        for comp in comps {
+            for (p, t) in comp.into_iter().enumerate() {
+                per_piece[p].push(t);
+            }
+        }
+        let mut slots = slots.into_iter().peekable();
+        per_piece
+            .into_iter()
+            .zip(rows)
+            .enumerate()
+            .map(|(p, (parts, r))| match slots.next_if(|(sp, _)| *sp == p) {
+                Some((_, b)) => Part::Slots(b),
+                None => Part::Rows(parts, r),
+            })
+            .collect()
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -6,7 +6,8 @@
 //! ([`Bytes::slice`]), copied only when a quoted field holds doubled quotes.
 
 use bytes::Bytes;
-use weir_graph::{DType, Error, Result, Tensor};
+use smallvec::SmallVec;
+use weir_graph::{DType, Error, Result, Tensor, TensorType};
 
 use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
 
@@ -83,7 +84,7 @@ impl<'a> Splitter<'a> {
     pub(crate) fn split(
         &self,
         rec: &[u8],
-        out: &mut Vec<Span>,
+        out: &mut Spans,
     ) -> std::result::Result<(), &'static str> {
         let n = rec.len();
         if n == 0 {
@@ -193,17 +194,32 @@ fn field_text(rec: &[u8], s: Span) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// One output column: its values so far and its default (`None` = required).
+/// The fields of the records of one chunk; a single record's stay inline.
+pub(crate) type Spans = SmallVec<[Span; 32]>;
+
+/// A column's values: one record's value stays inline, and becomes a tensor without a buffer
+/// of its own.
+type Values<T> = SmallVec<[T; 1]>;
+
 enum Column {
-    I32(Vec<i32>, Option<i32>),
-    I64(Vec<i64>, Option<i64>),
-    F32(Vec<f32>, Option<f32>),
-    F64(Vec<f64>, Option<f64>),
-    Str(Vec<Bytes>, Option<Bytes>),
+    I32(Values<i32>, Option<i32>),
+    I64(Values<i64>, Option<i64>),
+    F32(Values<f32>, Option<f32>),
+    F64(Values<f64>, Option<f64>),
+    Str(Values<Bytes>, Option<Bytes>),
 }
 
-fn default_of<T: weir_graph::TensorType>(t: &Tensor, n: usize) -> Result<(Vec<T>, Option<T>)> {
+fn default_of<T: TensorType>(t: &Tensor, n: usize) -> Result<(Values<T>, Option<T>)> {
     let d = t.as_slice::<T>()?.first().cloned();
-    Ok((Vec::with_capacity(n), d))
+    Ok((Values::with_capacity(n), d))
+}
+
+fn tensor_of<T: TensorType>(mut v: Values<T>, shape: &[usize]) -> Result<Tensor> {
+    if v.len() == 1 && !v.spilled() && shape.iter().product::<usize>() == 1 {
+        let x = v.pop().expect("one value");
+        return Ok(Tensor::filled(shape, x));
+    }
+    Tensor::from_vec(shape, v.into_vec())
 }
 
 impl Column {
@@ -239,11 +255,11 @@ impl Column {
 
     fn into_tensor(self, shape: &[usize]) -> Result<Tensor> {
         match self {
-            Column::I32(v, _) => Tensor::from_vec(shape, v),
-            Column::I64(v, _) => Tensor::from_vec(shape, v),
-            Column::F32(v, _) => Tensor::from_vec(shape, v),
-            Column::F64(v, _) => Tensor::from_vec(shape, v),
-            Column::Str(v, _) => Tensor::from_vec(shape, v),
+            Column::I32(v, _) => tensor_of(v, shape),
+            Column::I64(v, _) => tensor_of(v, shape),
+            Column::F32(v, _) => tensor_of(v, shape),
+            Column::F64(v, _) => tensor_of(v, shape),
+            Column::Str(v, _) => tensor_of(v, shape),
         }
     }
 }
@@ -300,7 +316,7 @@ fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span) -> Error 
 /// Converts column `col` of `chunk` with `parse`; on failure, the chunk row and the error.
 #[inline]
 fn convert<T: Clone>(
-    out: &mut Vec<T>,
+    out: &mut Values<T>,
     default: &Option<T>,
     chunk: &Chunk<'_>,
     col: usize,
@@ -413,9 +429,9 @@ pub fn decode_csv_tensors(
         .iter()
         .enumerate()
         .map(|(f, d)| Column::new(d, n, f))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<SmallVec<[Column; 8]>>>()?;
     let splitter = Splitter::new(opts);
-    let mut spans: Vec<Span> = Vec::with_capacity(CHUNK_ROWS.min(n.max(1)) * ncols + 1);
+    let mut spans = Spans::with_capacity(CHUNK_ROWS.min(n.max(1)) * ncols + 1);
     let mut first = 0usize;
     while first < n {
         let end = (first + CHUNK_ROWS).min(n);
@@ -482,7 +498,7 @@ mod tests {
     use super::*;
 
     fn fields(rec: &str, opts: &CsvOptions) -> std::result::Result<Vec<String>, &'static str> {
-        let mut v = Vec::new();
+        let mut v = Spans::new();
         Splitter::new(opts).split(rec.as_bytes(), &mut v)?;
         let b = Bytes::copy_from_slice(rec.as_bytes());
         Ok(v.into_iter()

@@ -1,0 +1,272 @@
+//! RandomShuffleQueue storage: elements in row slots when the component shapes are fully
+//! defined, otherwise as one-row tensors; a pick takes a uniformly random element and moves the
+//! last one into its place, as TensorFlow does.
+
+use weir_graph::{Result, Tensor};
+
+use super::philox::Philox;
+use super::pieces::{Part, Pieces};
+use super::slots::RowSlots;
+use super::store::{as_row, owned_row};
+
+/// How a RandomShuffleQueue holds its elements.
+enum Shuffled {
+    /// Fully defined component shapes: each element is copied into a reusable slot.
+    Slots { slots: RowSlots, order: Vec<u32> },
+    /// Otherwise each component is kept as a one-row tensor; element `i` is
+    /// `elems[i * ncomp .. (i + 1) * ncomp]`.
+    Tensors(Vec<Tensor>),
+}
+
+/// RandomShuffleQueue storage; a pick takes a uniformly random element and moves the last one
+/// into its place, as TensorFlow does.
+pub(crate) struct ShuffleStore {
+    ncomp: usize,
+    elems: Shuffled,
+    pub(crate) min_after_dequeue: usize,
+    rng: Philox,
+}
+
+impl ShuffleStore {
+    /// Storage for elements of `ncomp` components, in `slots` when given.
+    pub(crate) fn new(
+        ncomp: usize,
+        slots: Option<RowSlots>,
+        min_after_dequeue: usize,
+        rng: Philox,
+    ) -> ShuffleStore {
+        let elems = match slots {
+            Some(slots) => Shuffled::Slots {
+                slots,
+                order: Vec::new(),
+            },
+            None => Shuffled::Tensors(Vec::new()),
+        };
+        ShuffleStore {
+            ncomp,
+            elems,
+            min_after_dequeue,
+            rng,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match &self.elems {
+            Shuffled::Slots { order, .. } => order.len(),
+            Shuffled::Tensors(e) => e.len() / self.ncomp.max(1),
+        }
+    }
+
+    /// A uniformly random index below `len()`.
+    fn pick_index(&mut self) -> usize {
+        (self.rng.next_u32() as usize) % self.len()
+    }
+
+    /// Moves a uniformly picked tensor element to the end of `elems` and returns where it
+    /// starts.
+    fn pick_tensors(&mut self) -> usize {
+        let idx = self.pick_index();
+        let last = self.len() - 1;
+        let n = self.ncomp;
+        if let Shuffled::Tensors(elems) = &mut self.elems {
+            if idx != last {
+                for c in 0..n {
+                    elems.swap(idx * n + c, last * n + c);
+                }
+            }
+        }
+        last * n
+    }
+
+    /// Stores row `row` of every component of `tuple` (`single`: the tuple is one element).
+    pub(crate) fn push(&mut self, tuple: &[Tensor], row: usize, single: bool) -> Result<()> {
+        match &mut self.elems {
+            Shuffled::Slots { slots, order } => {
+                order.push(slots.insert(tuple, row)?);
+            }
+            Shuffled::Tensors(elems) => {
+                for t in tuple {
+                    elems.push(if single {
+                        as_row(t)?
+                    } else {
+                        owned_row(t, row)?
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn pop_one(&mut self) -> Result<Vec<Tensor>> {
+        if let Shuffled::Slots { .. } = self.elems {
+            let idx = self.pick_index();
+            let Shuffled::Slots { slots, order } = &mut self.elems else {
+                unreachable!("matched above")
+            };
+            let slot = order.swap_remove(idx);
+            return slots.take_one(slot);
+        }
+        let at = self.pick_tensors();
+        match &mut self.elems {
+            Shuffled::Tensors(elems) => elems.drain(at..).map(|t| t.index_axis0(0)).collect(),
+            Shuffled::Slots { .. } => unreachable!("matched above"),
+        }
+    }
+
+    pub(crate) fn take_into(&mut self, k: usize, held: &mut Pieces) -> Result<()> {
+        if let Shuffled::Slots { .. } = self.elems {
+            let mut picked = Vec::with_capacity(k);
+            for _ in 0..k {
+                let idx = self.pick_index();
+                let Shuffled::Slots { order, .. } = &mut self.elems else {
+                    unreachable!("matched above")
+                };
+                picked.push(order.swap_remove(idx));
+            }
+            let Shuffled::Slots { slots, .. } = &mut self.elems else {
+                unreachable!("matched above")
+            };
+            held.push_slots(slots.batch(picked));
+            return Ok(());
+        }
+        for _ in 0..k {
+            let at = self.pick_tensors();
+            if let Shuffled::Tensors(elems) = &mut self.elems {
+                held.push(elems.drain(at..), 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the rows of `held` last-first, as TensorFlow gives back a cut-short batch.
+    pub(crate) fn restore(&mut self, held: Pieces) -> Result<()> {
+        for part in held.into_parts().into_iter().rev() {
+            match (part, &mut self.elems) {
+                // The rows never left their slots.
+                (Part::Slots(b), Shuffled::Slots { order, .. }) => {
+                    order.extend(b.into_slots().into_iter().rev())
+                }
+                (Part::Slots(b), Shuffled::Tensors(_)) => {
+                    // Not produced by this store; gather keeps the rows rather than lose them.
+                    let parts = b.gather()?;
+                    let n = parts.first().map_or(0, |t| t.shape()[0]);
+                    self.restore_rows(&parts, n)?;
+                }
+                (Part::Rows(parts, r), _) => self.restore_rows(&parts, r)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn restore_rows(&mut self, piece: &[Tensor], rows: usize) -> Result<()> {
+        for r in (0..rows).rev() {
+            match &mut self.elems {
+                Shuffled::Slots { slots, order } => order.push(slots.insert(piece, r)?),
+                Shuffled::Tensors(elems) => {
+                    for t in piece {
+                        elems.push(t.slice_axis0(r, r + 1)?);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use weir_graph::DType;
+
+    use super::*;
+    use crate::data_flow::store::Store;
+
+    fn ints(t: &Tensor) -> Vec<i64> {
+        t.to_vec::<i64>().unwrap()
+    }
+
+    /// A RandomShuffleQueue store; with `shapes` its elements go in slots.
+    fn shuffle(dtypes: &[DType], shapes: Option<&[Vec<usize>]>, min_after: usize) -> Store {
+        let slots = shapes.map(|s| RowSlots::new(dtypes, s, 100).expect("storable dtypes"));
+        Store::Shuffle(ShuffleStore::new(
+            dtypes.len(),
+            slots,
+            min_after,
+            Philox::new(1, 2),
+        ))
+    }
+
+    #[test]
+    fn shuffle_is_a_permutation_and_holds_back_while_open() {
+        // With slots and with tensors: the same picks.
+        let mut orders = Vec::new();
+        for shapes in [Some(&[vec![]][..]), None] {
+            let mut s = shuffle(&[DType::I64], shapes, 3);
+            s.push_rows(&[Tensor::from((0..10i64).collect::<Vec<_>>())], 0, 10)
+                .unwrap();
+            assert_eq!(s.available(false), 7);
+            assert_eq!(s.available(true), 10);
+            let got: Vec<i64> = (0..10).map(|_| ints(&s.pop_one().unwrap()[0])[0]).collect();
+            assert_ne!(got, (0..10).collect::<Vec<_>>());
+            let mut sorted = got.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..10).collect::<Vec<_>>());
+            orders.push(got);
+        }
+        assert_eq!(orders[0], orders[1]);
+    }
+
+    #[test]
+    fn slots_take_batches_and_take_back_rows_last_first() {
+        let mut got = Vec::new();
+        for shapes in [Some(&[vec![]][..]), None] {
+            let mut s = shuffle(&[DType::I64], shapes, 0);
+            for v in 0..6i64 {
+                s.push_element(&[Tensor::from(v)]).unwrap();
+            }
+            let mut held = Pieces::new(1);
+            s.take_into(4, &mut held).unwrap();
+            assert_eq!(held.total, 4);
+            assert_eq!(s.len(), 2);
+            s.restore(held).unwrap();
+            assert_eq!(s.len(), 6);
+            got.push(
+                (0..6)
+                    .map(|_| ints(&s.pop_one().unwrap()[0])[0])
+                    .collect::<Vec<_>>(),
+            );
+        }
+        // Slots give the rows back in the same places as tensors do.
+        assert_eq!(got[0], got[1]);
+        let mut all = got[0].clone();
+        all.sort();
+        assert_eq!(all, (0..6).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn shuffle_copies_rows_of_a_batch() {
+        let dtypes = [DType::I64, DType::String];
+        for shapes in [Some(&[vec![2], vec![]][..]), None] {
+            let mut s = shuffle(&dtypes, shapes, 0);
+            let a = Tensor::from_vec(&[3, 2], vec![0i64, 1, 10, 11, 20, 21]).unwrap();
+            let b = Tensor::from_strings(&["x", "y", "z"]);
+            s.push_rows(&[a, b], 1, 3).unwrap();
+            let mut held = Pieces::new(2);
+            s.take_into(2, &mut held).unwrap();
+            held.resolve_slots().unwrap();
+            let out = held.concat(&dtypes, &[vec![2], vec![]]).unwrap();
+            let mut rows: Vec<(Vec<i64>, String)> = ints(&out[0])
+                .chunks(2)
+                .map(<[i64]>::to_vec)
+                .zip(out[1].to_strings().unwrap())
+                .collect();
+            rows.sort();
+            assert_eq!(
+                rows,
+                vec![
+                    (vec![10, 11], "y".to_string()),
+                    (vec![20, 21], "z".to_string())
+                ]
+            );
+        }
+    }
+}
