@@ -325,3 +325,29 @@ fn reused_and_extended_run_args_use_the_right_plan() -> Result<()> {
     assert_eq!(other.run(&base)?[0].to_scalar::<f32>()?, 10.0);
     Ok(())
 }
+
+#[test]
+fn a_run_keeps_no_tensor_alive_after_it_returns() -> Result<()> {
+    // Runs reuse per-thread scratch vectors; neither a fed value nor an intermediate may stay
+    // in them once the run is over, whether it succeeded or failed.
+    let g = Graph::new();
+    let x = Placeholder::new(DType::F32).name("x").build(&g)?;
+    let y = identity(&x)?;
+    let z = (&y * 2.0f32)?;
+    let sess = Session::new(&g)?;
+    let fed = Tensor::from(vec![1.0f32, 2.0, 3.0]);
+    let out = sess.run(&RunArgs::new().feed(&x, fed.clone()).fetch(&y).fetch(&z))?;
+    assert_eq!(out[1].to_vec::<f32>()?, vec![2.0, 4.0, 6.0]);
+    drop(out);
+    assert!(
+        fed.is_unique(),
+        "the fed tensor is still referenced after the run"
+    );
+    // A failing run (wrong dtype) leaves nothing behind either.
+    let bad = sess.run(&RunArgs::new().feed(&x, Tensor::from(vec![1i32])).fetch(&z));
+    assert!(bad.unwrap_err().is_invalid_argument());
+    let out = sess.run(&RunArgs::new().feed(&x, fed.clone()).fetch(&z))?;
+    drop(out);
+    assert!(fed.is_unique());
+    Ok(())
+}

@@ -80,14 +80,42 @@ fn missing_slot(step: &Step) -> Error {
         .with_node(step.node.name(), step.node.op_type())
 }
 
-/// Runs every step in order on this thread, moving each value into its last reader.
-pub(crate) fn run_sequential(
-    plan: &Plan,
-    mut slots: Vec<Option<Tensor>>,
-    env: &RunEnv<'_>,
-) -> Result<Vec<Option<Tensor>>> {
-    let mut inputs: Vec<Tensor> = Vec::new();
-    let mut outputs: Vec<Option<Tensor>> = Vec::new();
+/// The vectors a run needs, kept per thread between runs so that a small plan run in a loop
+/// (a queue runner's per-example step) allocates nothing for them.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub slots: Vec<Option<Tensor>>,
+    inputs: Vec<Tensor>,
+    outputs: Vec<Option<Tensor>>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Scratch {
+    /// This thread's scratch vectors (new ones if a run on this thread already holds them).
+    pub(crate) fn take() -> Box<Scratch> {
+        SCRATCH.with(|s| s.take()).unwrap_or_default()
+    }
+
+    /// Clears the vectors, so no tensor outlives its run, and keeps them for the next run.
+    pub(crate) fn put_back(mut self: Box<Self>) {
+        self.slots.clear();
+        self.inputs.clear();
+        self.outputs.clear();
+        SCRATCH.with(|s| s.set(Some(self)));
+    }
+}
+
+/// Runs every step in order on this thread, moving each value into its last reader; the
+/// results are left in `scratch.slots`.
+pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_>) -> Result<()> {
+    let Scratch {
+        slots,
+        inputs,
+        outputs,
+    } = scratch;
     for step in &plan.steps {
         check_live(env)?;
         inputs.clear();
@@ -99,14 +127,14 @@ pub(crate) fn run_sequential(
             };
             inputs.push(t.ok_or_else(|| missing_slot(step))?);
         }
-        run_step(step, &mut inputs, &mut outputs, env)?;
+        run_step(step, inputs, outputs, env)?;
         for (o, slot) in outputs.drain(..).zip(&step.outputs) {
             if let Some(s) = slot {
                 slots[*s] = o;
             }
         }
     }
-    Ok(slots)
+    Ok(())
 }
 
 struct Shared {

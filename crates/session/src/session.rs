@@ -11,7 +11,7 @@ use weir_graph::{
     Result, Tensor,
 };
 
-use crate::executor::{run_parallel, run_sequential, RunEnv};
+use crate::executor::{run_parallel, run_sequential, RunEnv, Scratch};
 use crate::plan::{build_plan, Plan, PlanKey};
 use crate::run_args::{OpRef, RunArgs, TensorRef};
 
@@ -172,7 +172,20 @@ impl SessionHandle {
                 p
             }
         };
-        let mut slots: Vec<Option<Tensor>> = vec![None; plan.num_slots];
+        let mut scratch = Scratch::take();
+        let result = self.execute(&plan, args, &mut scratch);
+        scratch.put_back();
+        result
+    }
+
+    /// Checks and places the feeds, runs the plan, and returns the fetched tensors.
+    fn execute(
+        &self,
+        plan: &Arc<Plan>,
+        args: &RunArgs,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Tensor>> {
+        scratch.slots.resize(plan.num_slots, None);
         for (i, (_, value)) in args.feeds.iter().enumerate() {
             let check = &plan.feed_checks[i];
             if value.dtype() != check.dtype {
@@ -192,29 +205,31 @@ impl SessionHandle {
                 )));
             }
             if let Some(s) = plan.feed_slots[i] {
-                slots[s] = Some(value.clone());
+                scratch.slots[s] = Some(value.clone());
             }
         }
         let timeout = args.timeout.or(self.inner.options.run_timeout);
         let deadline = timeout.map(|t| Instant::now() + t);
-        let slots = if plan.parallel {
+        if plan.parallel {
             // A step of its own, so a failing branch cancels the others without closing the
             // session.
             let token = self.inner.close_token.child();
             let pool = self.pool()?;
-            run_parallel(&plan, slots, &self.inner.resources, &token, deadline, pool)?
+            let slots = std::mem::take(&mut scratch.slots);
+            scratch.slots =
+                run_parallel(plan, slots, &self.inner.resources, &token, deadline, pool)?;
         } else {
             let env = RunEnv {
                 resources: &self.inner.resources,
                 cancellation: &self.inner.close_token,
                 deadline,
             };
-            run_sequential(&plan, slots, &env)?
-        };
+            run_sequential(plan, scratch, &env)?;
+        }
         plan.fetch_slots
             .iter()
             .map(|&s| {
-                slots[s]
+                scratch.slots[s]
                     .clone()
                     .ok_or_else(|| Error::internal("A fetched tensor was not computed"))
             })
