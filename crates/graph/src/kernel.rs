@@ -36,6 +36,8 @@ pub struct OpContext<'a> {
     resources: &'a ResourceManager,
     cancellation: &'a CancellationToken,
     deadline: Option<Instant>,
+    /// Bit `i` set: nothing reads output `i` in this run.
+    unused_outputs: u64,
 }
 
 impl<'a> OpContext<'a> {
@@ -55,7 +57,21 @@ impl<'a> OpContext<'a> {
             resources,
             cancellation,
             deadline,
+            unused_outputs: 0,
         }
+    }
+
+    /// Marks the outputs nothing reads in this run (bit `i` for output `i`, the first 64): a
+    /// kernel may skip computing them and leave them unset.
+    pub fn with_unused_outputs(mut self, mask: u64) -> Self {
+        self.unused_outputs = mask;
+        self
+    }
+
+    /// Whether anything reads output `i` in this run (TensorFlow's `output_required`); a kernel
+    /// may leave an output that is not required unset.
+    pub fn output_required(&self, i: usize) -> bool {
+        i >= 64 || self.unused_outputs & (1 << i) == 0
     }
 
     /// The node being run.

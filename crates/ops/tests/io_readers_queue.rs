@@ -178,3 +178,24 @@ fn two_threads_share_one_reader() {
     all.dedup();
     assert_eq!(all.len(), 2000);
 }
+
+#[test]
+fn a_key_nothing_reads_is_skipped_and_a_fetched_one_is_exact() {
+    // A run that reads only the values leaves the key output unset (output_required); runs
+    // that fetch the key still get TensorFlow's `file:line` keys, and both advance one reader.
+    let dir = TempDir::new("keys");
+    let f = dir.file("a.csv", b"l1\nl2\nl3\nl4\n");
+    let g = Graph::new();
+    let q = string_queue(&g, "q", &[&f], true);
+    let reader = TextLineReader::new().build(&g).unwrap();
+    let (k, v) = reader.read(&q).unwrap();
+    let (ks, vs) = reader.read_up_to(&q, 2).unwrap();
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(scalar_bytes(&run(&sess, &[&v]).unwrap()[0]), b"l1");
+    let both = run(&sess, &[&k, &v]).unwrap();
+    assert_eq!(scalar_bytes(&both[0]), format!("{f}:2").as_bytes());
+    assert_eq!(scalar_bytes(&both[1]), b"l2");
+    let values = run(&sess, &[&vs]).unwrap();
+    assert_eq!(values[0].to_strings().unwrap(), vec!["l3", "l4"]);
+    assert!(run(&sess, &[&ks]).unwrap_err().is_out_of_range());
+}

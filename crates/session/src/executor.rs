@@ -51,7 +51,8 @@ fn run_step(
         env.resources,
         env.cancellation,
         env.deadline,
-    );
+    )
+    .with_unused_outputs(step.unused_outputs);
     step.kernel
         .compute(&mut ctx)
         .map_err(|e| e.with_node(node.name(), node.op_type()))?;
@@ -66,6 +67,8 @@ fn run_step(
                 ))
                 .with_node(node.name(), node.op_type()))
             }
+            // Only an output nothing reads may be left unset.
+            None if step.outputs[i].is_none() => {}
             None => {
                 return Err(Error::internal(format!("Kernel did not set output {i}"))
                     .with_node(node.name(), node.op_type()))

@@ -26,6 +26,8 @@ pub(crate) struct Step {
     /// How many steps this one waits for.
     pub num_deps: usize,
     pub expensive: bool,
+    /// Bit `i` set: output `i` (of the first 64) has no slot, so nothing reads it.
+    pub unused_outputs: u64,
 }
 
 /// A check applied to each fed value.
@@ -185,7 +187,7 @@ pub(crate) fn build_plan(
                     }
                 })
                 .collect();
-            let outputs = (0..node.output_dtypes().len())
+            let outputs: Vec<Option<usize>> = (0..node.output_dtypes().len())
                 .map(|i| {
                     let slot = slot_of[&(n, i)];
                     let used = !fed.contains(&(n, i))
@@ -193,6 +195,12 @@ pub(crate) fn build_plan(
                     used.then_some(slot)
                 })
                 .collect();
+            let unused_outputs = outputs
+                .iter()
+                .take(64)
+                .enumerate()
+                .filter(|(_, o)| o.is_none())
+                .fold(0u64, |m, (i, _)| m | 1 << i);
             let kernel = kernel_for(node)?;
             let expensive = kernel.is_expensive();
             let mut deps: Vec<usize> = node
@@ -217,6 +225,7 @@ pub(crate) fn build_plan(
                 consumers: Vec::new(),
                 num_deps: deps.len(),
                 expensive,
+                unused_outputs,
             });
         }
         let feed_slots = key

@@ -117,8 +117,12 @@ impl Kernel for ReadKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let reader = reader_of(ctx)?;
         let qh = queue_handle(ctx)?;
-        let (k, v) = reader.read(qh.queue()?, ctx.cancellation(), ctx.deadline())?;
-        ctx.set_output(0, Tensor::scalar(k));
+        // Pipelines rarely read the key: then it is neither formatted nor output.
+        let want_key = ctx.output_required(0);
+        let (k, v) = reader.read(qh.queue()?, want_key, ctx.cancellation(), ctx.deadline())?;
+        if want_key {
+            ctx.set_output(0, Tensor::scalar(k));
+        }
         ctx.set_output(1, Tensor::scalar(v));
         Ok(())
     }
@@ -137,9 +141,17 @@ impl Kernel for ReadUpToKernel {
                 "num_records must be >= 0, got {n}"
             )));
         }
-        let (k, v) =
-            reader.read_up_to(n as usize, qh.queue()?, ctx.cancellation(), ctx.deadline())?;
-        ctx.set_output(0, Tensor::from(k));
+        let want_keys = ctx.output_required(0);
+        let (k, v) = reader.read_up_to(
+            n as usize,
+            qh.queue()?,
+            want_keys,
+            ctx.cancellation(),
+            ctx.deadline(),
+        )?;
+        if want_keys {
+            ctx.set_output(0, Tensor::from(k));
+        }
         ctx.set_output(1, Tensor::from(v));
         Ok(())
     }

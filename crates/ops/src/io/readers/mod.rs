@@ -173,6 +173,7 @@ impl ReaderResource {
     pub fn read(
         &self,
         queue: &dyn QueueResource,
+        want_key: bool,
         cancel: &CancellationToken,
         deadline: Option<Instant>,
     ) -> Result<(Bytes, Bytes)> {
@@ -182,7 +183,7 @@ impl ReaderResource {
                 *cur = Some(self.start_next_work(queue, cancel, deadline)?);
             }
             let current = cur.as_mut().expect("work unit just started");
-            match current.source.next()? {
+            match current.source.next(want_key)? {
                 Some(rec) => {
                     self.produced.fetch_add(1, Ordering::Relaxed);
                     return Ok(rec);
@@ -201,6 +202,7 @@ impl ReaderResource {
         &self,
         n: usize,
         queue: &dyn QueueResource,
+        want_keys: bool,
         cancel: &CancellationToken,
         deadline: Option<Instant>,
     ) -> Result<(Vec<Bytes>, Vec<Bytes>)> {
@@ -215,7 +217,7 @@ impl ReaderResource {
                 *cur = Some(self.start_next_work(queue, cancel, deadline)?);
             }
             let current = cur.as_mut().expect("work unit just started");
-            match current.source.next()? {
+            match current.source.next(want_keys)? {
                 Some((k, v)) => {
                     self.produced.fetch_add(1, Ordering::Relaxed);
                     keys.push(k);

@@ -17,9 +17,10 @@ const FILE_CHUNK: usize = 1 << 20;
 
 /// The records of one work unit.
 pub(crate) trait RecordSource: Send {
-    /// The next (key, value), or `None` when the work unit is exhausted. After an error the
+    /// The next (key, value), or `None` when the work unit is exhausted; without `want_key`
+    /// the key is left empty (nothing reads it, so it is not formatted). After an error the
     /// source stays where it was, so the next call retries from the same place.
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>>;
+    fn next(&mut self, want_key: bool) -> Result<Option<(Bytes, Bytes)>>;
 }
 
 /// The work string as a path.
@@ -29,8 +30,12 @@ fn work_path(work: &Bytes) -> Result<String> {
         .map_err(|_| Error::invalid_argument("Filename is not valid UTF-8".to_string()))
 }
 
-/// `"<prefix><n>"` as one allocation: the keys `file:line`, `file:index`, `file:offset`.
-fn key(prefix: &[u8], n: u64) -> Bytes {
+/// `"<prefix><n>"` as one allocation: the keys `file:line`, `file:index`, `file:offset`; empty
+/// when not wanted.
+fn key(want: bool, prefix: &[u8], n: u64) -> Bytes {
+    if !want {
+        return Bytes::new();
+    }
     let mut k = Vec::with_capacity(prefix.len() + 20);
     k.extend_from_slice(prefix);
     write!(k, "{n}").expect("writing to a Vec cannot fail");
@@ -157,10 +162,10 @@ impl TextLineSource {
 }
 
 impl RecordSource for TextLineSource {
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>> {
+    fn next(&mut self, want_key: bool) -> Result<Option<(Bytes, Bytes)>> {
         Ok(self
             .next_line()?
-            .map(|line| (key(&self.prefix, self.line), line)))
+            .map(|line| (key(want_key, &self.prefix, self.line), line)))
     }
 }
 
@@ -177,7 +182,7 @@ struct FixedLengthSource {
 }
 
 impl RecordSource for FixedLengthSource {
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>> {
+    fn next(&mut self, want_key: bool) -> Result<Option<(Bytes, Bytes)>> {
         if self.done {
             return Ok(None);
         }
@@ -193,7 +198,7 @@ impl RecordSource for FixedLengthSource {
         if avail < self.step {
             self.done = true;
         }
-        let k = key(&self.prefix, self.index);
+        let k = key(want_key, &self.prefix, self.index);
         self.index += 1;
         Ok(Some((k, value)))
     }
@@ -206,12 +211,12 @@ struct TfRecordSource {
 }
 
 impl RecordSource for TfRecordSource {
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>> {
+    fn next(&mut self, want_key: bool) -> Result<Option<(Bytes, Bytes)>> {
         let offset = self.reader.offset();
         Ok(self
             .reader
             .read_record()?
-            .map(|v| (key(&self.prefix, offset), v)))
+            .map(|v| (key(want_key, &self.prefix, offset), v)))
     }
 }
 
@@ -222,7 +227,7 @@ struct WholeFileSource {
 }
 
 impl RecordSource for WholeFileSource {
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>> {
+    fn next(&mut self, _want_key: bool) -> Result<Option<(Bytes, Bytes)>> {
         let Some(work) = &self.work else {
             return Ok(None);
         };
@@ -239,7 +244,7 @@ struct IdentitySource {
 }
 
 impl RecordSource for IdentitySource {
-    fn next(&mut self) -> Result<Option<(Bytes, Bytes)>> {
+    fn next(&mut self, _want_key: bool) -> Result<Option<(Bytes, Bytes)>> {
         Ok(self.work.take().map(|w| (w.clone(), w)))
     }
 }
