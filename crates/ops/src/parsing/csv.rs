@@ -164,7 +164,7 @@ impl<'a> Splitter<'a> {
 }
 
 /// The content of a field: the slice itself, or (rarely) a copy without the doubled quotes.
-fn field_bytes(rec: &Bytes, s: Span) -> Bytes {
+pub(super) fn field_bytes(rec: &Bytes, s: Span) -> Bytes {
     let raw = rec.slice(s.start as usize..s.end as usize);
     if !s.escaped {
         return raw;
@@ -245,11 +245,7 @@ impl Column {
                 let (v, d) = default_of(default, n)?;
                 Column::Str(v, d)
             }
-            dt => {
-                return Err(Error::invalid_argument(format!(
-                    "csv: data type {dt} not supported in field {f}"
-                )))
-            }
+            dt => return Err(unsupported(dt, f)),
         })
     }
 
@@ -287,26 +283,42 @@ impl Chunk<'_> {
     /// Whether the field takes the default: empty, or equal to na_value.
     #[inline]
     fn is_missing(&self, rec: &[u8], s: Span) -> bool {
-        if s.is_empty() {
-            return true;
-        }
-        if self.na.is_empty() {
-            return false;
-        }
-        if !s.escaped {
-            return &rec[s.start as usize..s.end as usize] == self.na;
-        }
-        *field_text(rec, s) == *self.na
+        is_missing(self.na, rec, s)
     }
 }
 
-fn missing(col: usize, record: usize) -> Error {
+/// Whether field `s` of `rec` takes the default: empty, or equal to `na` (when set).
+#[inline]
+pub(super) fn is_missing(na: &[u8], rec: &[u8], s: Span) -> bool {
+    if s.is_empty() {
+        return true;
+    }
+    if na.is_empty() {
+        return false;
+    }
+    if !s.escaped {
+        return &rec[s.start as usize..s.end as usize] == na;
+    }
+    *field_text(rec, s) == *na
+}
+
+/// The error for a record default of a dtype decode_csv cannot produce.
+pub(super) fn unsupported(dt: DType, f: usize) -> Error {
+    Error::invalid_argument(format!("csv: data type {dt} not supported in field {f}"))
+}
+
+/// The raw text of field `s` (no unescaping).
+pub(super) fn raw(rec: &[u8], s: Span) -> &[u8] {
+    &rec[s.start as usize..s.end as usize]
+}
+
+pub(super) fn missing(col: usize, record: usize) -> Error {
     Error::invalid_argument(format!(
         "Field {col} is required but missing in record {record}!"
     ))
 }
 
-fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span) -> Error {
+pub(super) fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span) -> Error {
     Error::invalid_argument(format!(
         "Field {col} in record {record} is not a valid {kind}: {}",
         String::from_utf8_lossy(&field_text(rec, s))
@@ -423,6 +435,9 @@ pub fn decode_csv_tensors(
     }
     check_defaults(defaults)?;
     let recs = records.as_slice::<Bytes>()?;
+    if let [one] = recs {
+        return super::csv_record::decode_one(one, records.shape(), defaults, opts);
+    }
     let n = recs.len();
     let ncols = defaults.len();
     let mut columns = defaults

@@ -8,6 +8,7 @@
 //! session (benchmarks and fuzz targets call those).
 
 mod csv;
+mod csv_record;
 mod decode_csv;
 mod decode_raw;
 mod example;

@@ -1,0 +1,158 @@
+//! decode_csv on a single record, the per-line pipeline's case (`TextLineReader.read` then
+//! `decode_csv`): the fields go straight into one-element tensors, without the chunked
+//! column buffers of the batch path. Errors are the batch path's, in the same order: the
+//! record defaults' dtypes, then the split, then the first bad field.
+
+use bytes::Bytes;
+use weir_graph::{DType, Error, Result, Tensor, TensorType};
+
+use super::csv::{
+    field_bytes, invalid, is_missing, missing, raw, unsupported, CsvOptions, Span, Spans, Splitter,
+};
+use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
+
+/// Decodes the one record `rec` (the records tensor has `shape`, of one element) into one
+/// tensor of that shape per default. `defaults` were checked by the caller.
+pub(super) fn decode_one(
+    rec: &Bytes,
+    shape: &[usize],
+    defaults: &[Tensor],
+    opts: &CsvOptions,
+) -> Result<Vec<Tensor>> {
+    for (f, d) in defaults.iter().enumerate() {
+        match d.dtype() {
+            DType::I32 | DType::I64 | DType::F32 | DType::F64 | DType::String => {}
+            dt => return Err(unsupported(dt, f)),
+        }
+    }
+    if rec.len() > u32::MAX as usize - 2 {
+        return Err(Error::invalid_argument(format!(
+            "Record 0 is too long for decode_csv ({} bytes)",
+            rec.len()
+        )));
+    }
+    let mut spans = Spans::new();
+    Splitter::new(opts)
+        .split(rec, &mut spans)
+        .map_err(Error::invalid_argument)?;
+    if spans.len() != defaults.len() {
+        return Err(Error::invalid_argument(format!(
+            "Expect {} fields but have {} in record 0",
+            defaults.len(),
+            spans.len()
+        )));
+    }
+    let field = Field {
+        rec,
+        na: &opts.na_value,
+        shape,
+    };
+    defaults
+        .iter()
+        .zip(&spans)
+        .enumerate()
+        .map(|(c, (d, &s))| match d.dtype() {
+            DType::I32 => field.number(d, c, s, "int32", parse_i32),
+            DType::I64 => field.number(d, c, s, "int64", parse_i64),
+            DType::F32 => field.number(d, c, s, "float", parse_f32),
+            DType::F64 => field.number(d, c, s, "double", parse_f64),
+            _ => field.string(d, c, s),
+        })
+        .collect()
+}
+
+struct Field<'a> {
+    rec: &'a Bytes,
+    na: &'a [u8],
+    shape: &'a [usize],
+}
+
+impl Field<'_> {
+    /// The record default of column `c`, or the error for a required field.
+    fn default<T: TensorType>(&self, d: &Tensor, c: usize) -> Result<Tensor> {
+        let v = d.as_slice::<T>()?.first().cloned();
+        Ok(Tensor::filled(self.shape, v.ok_or_else(|| missing(c, 0))?))
+    }
+
+    fn number<T: TensorType>(
+        &self,
+        d: &Tensor,
+        c: usize,
+        s: Span,
+        kind: &str,
+        parse: impl Fn(&[u8]) -> Option<T>,
+    ) -> Result<Tensor> {
+        if is_missing(self.na, self.rec, s) {
+            return self.default::<T>(d, c);
+        }
+        let v = parse(raw(self.rec, s)).ok_or_else(|| invalid(c, 0, kind, self.rec, s))?;
+        Ok(Tensor::filled(self.shape, v))
+    }
+
+    fn string(&self, d: &Tensor, c: usize, s: Span) -> Result<Tensor> {
+        if is_missing(self.na, self.rec, s) {
+            return self.default::<Bytes>(d, c);
+        }
+        Ok(Tensor::filled(self.shape, field_bytes(self.rec, s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::csv::decode_csv_tensors;
+    use super::*;
+
+    /// decode_csv of `line` alone and in a batch of two copies of it (the chunked path): the
+    /// same values, or the same error (the first record's).
+    fn both(line: &str, defaults: &[Tensor], opts: &CsvOptions) -> Result<Vec<Tensor>> {
+        let one = decode_csv_tensors(&Tensor::from(vec![line]).reshape(&[])?, defaults, opts);
+        let batch = decode_csv_tensors(&Tensor::from(vec![line, line]), defaults, opts);
+        match (&one, &batch) {
+            (Ok(o), Ok(b)) => {
+                for (x, y) in o.iter().zip(b) {
+                    assert_eq!(x.shape(), &[] as &[usize]);
+                    assert_eq!(x.reshape(&[1])?, y.slice_axis0(0, 1)?, "{line:?}");
+                }
+            }
+            (Err(e), Err(f)) => {
+                assert_eq!(e.code(), f.code());
+                assert_eq!(e.message(), f.message(), "{line:?}");
+            }
+            _ => panic!("{line:?}: {one:?} vs {batch:?}"),
+        }
+        one
+    }
+
+    #[test]
+    fn one_record_matches_the_batch_path() {
+        let defaults = [
+            Tensor::from(vec![0i32]),
+            Tensor::from(vec![7i64]),
+            Tensor::from(vec![0.5f32]),
+            Tensor::from(vec![0.25f64]),
+            Tensor::from(vec!["d"]),
+        ];
+        let o = CsvOptions::default();
+        let v = both("1,2,3.5,4.5,\"a,\"\"b\"", &defaults, &o).unwrap();
+        assert_eq!(v[0].to_scalar::<i32>().unwrap(), 1);
+        assert_eq!(v[4].to_strings().unwrap(), vec!["a,\"b"]);
+        let v = both("1,,,,", &defaults, &o).unwrap();
+        assert_eq!(v[1].to_scalar::<i64>().unwrap(), 7);
+        assert_eq!(v[4].to_strings().unwrap(), vec!["d"]);
+        // Errors: required field, bad number, field count, quoting.
+        let required = [Tensor::from(Vec::<i32>::new()), Tensor::from(vec![0i32])];
+        assert!(both(",1", &required, &o).is_err());
+        assert!(both("x,1", &defaults[..2], &o).is_err());
+        assert!(both("1", &defaults[..2], &o).is_err());
+        assert!(both("\"1,2", &defaults[..2], &o).is_err());
+        let na = CsvOptions {
+            na_value: b"NA".to_vec(),
+            ..CsvOptions::default()
+        };
+        let v = both("NA,3", &defaults[..2], &na).unwrap();
+        assert_eq!(v[0].to_scalar::<i32>().unwrap(), 0);
+        let bad_dtype = [Tensor::from(vec![true])];
+        let e = both("1", &bad_dtype, &o).unwrap_err();
+        assert!(e.message().contains("not supported in field 0"), "{e}");
+    }
+}
