@@ -139,9 +139,8 @@ impl FifoStore {
             let m = k.min(front.len());
             match front {
                 Entry::Slots(ids) => {
-                    let taken: Vec<u32> = ids.drain(..m).collect();
                     let slots = self.slots.as_ref().expect("slot entries need slots");
-                    held.push_slots(slots.batch(taken));
+                    held.push_slots(slots, ids.drain(..m));
                 }
                 Entry::Rows(seg) if seg.single => {
                     let parts = seg.comps.iter().map(as_row).collect::<Result<Vec<_>>>()?;

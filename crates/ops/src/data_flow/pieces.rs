@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, IxDyn, Slice};
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Shape, Tensor, TensorType};
 
-use super::slots::SlotBatch;
+use super::slots::{RowSlots, SlotBatch};
 
 /// Rows taken out of a queue by an unfinished dequeue_many: per component, a list of tensors
 /// whose dimension 0 counts rows (zero-copy views of what was enqueued), or rows still in the
@@ -49,14 +49,14 @@ impl Pieces {
         self.total += rows;
     }
 
-    /// Appends rows reserved in a queue's slots; right after other slot rows they join the
-    /// same piece, so rows taken one at a time are still copied out in one go.
-    pub(crate) fn push_slots(&mut self, batch: SlotBatch) {
-        let n = batch.len();
+    /// Appends `ids`, rows taken from the queue's `slots`; right after other slot rows they
+    /// join the same piece, so rows taken one at a time are still copied out in one go.
+    pub(crate) fn push_slots(&mut self, slots: &RowSlots, ids: impl ExactSizeIterator<Item = u32>) {
+        let n = ids.len();
         self.total += n;
         if let Some((p, last)) = self.slots.last_mut() {
             if *p + 1 == self.rows.len() {
-                last.extend(batch);
+                slots.extend_batch(last, ids);
                 self.rows[*p] += n;
                 return;
             }
@@ -64,7 +64,8 @@ impl Pieces {
         for c in &mut self.comps {
             c.push(Tensor::empty_placeholder());
         }
-        self.slots.push((self.rows.len(), batch));
+        self.slots
+            .push((self.rows.len(), slots.batch(ids.collect())));
         self.rows.push(n);
     }
 

@@ -126,7 +126,7 @@ impl ShuffleStore {
             let Shuffled::Slots { slots, .. } = &mut self.elems else {
                 unreachable!("matched above")
             };
-            held.push_slots(slots.batch(picked));
+            held.push_slots(slots, picked.into_iter());
             return Ok(());
         }
         for _ in 0..k {

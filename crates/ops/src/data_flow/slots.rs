@@ -177,10 +177,23 @@ impl RowSlots {
     pub(crate) fn batch(&self, slots: Vec<u32>) -> SlotBatch {
         SlotBatch {
             columns: self.columns.iter().map(|c| c.share()).collect(),
+            chunks: self.allocated / self.chunk,
             shapes: self.shapes.clone(),
             returned: self.returned.clone(),
             slots,
         }
+    }
+
+    /// Adds taken `slots` to a batch of this queue's. Its chunk handles are renewed only when
+    /// chunks were added since they were taken, so a dequeue that takes rows one at a time as
+    /// they arrive costs no allocation per row.
+    pub(crate) fn extend_batch(&self, b: &mut SlotBatch, slots: impl IntoIterator<Item = u32>) {
+        let chunks = self.allocated / self.chunk;
+        if b.chunks != chunks {
+            b.columns = self.columns.iter().map(|c| c.share()).collect();
+            b.chunks = chunks;
+        }
+        b.slots.extend(slots);
     }
 
     /// The element in `slot`, each component of its element shape; the slot is freed.
@@ -201,24 +214,14 @@ impl RowSlots {
 /// dequeue_many loses its rows in TensorFlow).
 pub(crate) struct SlotBatch {
     columns: Vec<Box<dyn Column>>,
+    /// How many chunks `columns` see.
+    chunks: usize,
     shapes: Arc<Vec<Vec<usize>>>,
     returned: Arc<Mutex<Vec<u32>>>,
     slots: Vec<u32>,
 }
 
 impl SlotBatch {
-    /// The rows held, in the order they were taken.
-    pub(crate) fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Adds more taken slots after those held. The later batch's chunk list is the longer one
-    /// (chunks are only ever added), so it is kept.
-    pub(crate) fn extend(&mut self, mut more: SlotBatch) {
-        self.slots.append(&mut more.slots);
-        std::mem::swap(&mut self.columns, &mut more.columns);
-    }
-
     /// Releases the slots without giving them back, for the queue to store again (a
     /// dequeue_many cut short by close returns its rows).
     pub(crate) fn into_slots(mut self) -> Vec<u32> {
@@ -322,7 +325,7 @@ mod tests {
         let second: Vec<u32> = (16..20)
             .map(|i| s.insert(&[Tensor::from(vec![i as i64])], 0).unwrap())
             .collect();
-        b.extend(s.batch(second));
+        s.extend_batch(&mut b, second);
         assert_eq!(
             b.gather().unwrap()[0].to_vec::<i64>().unwrap(),
             (0..20).collect::<Vec<i64>>()
@@ -336,8 +339,8 @@ mod tests {
             .map(|i| s.insert(&[Tensor::from(vec![i])], 0).unwrap())
             .collect();
         let mut b = s.batch(ids[..4].to_vec());
-        b.extend(s.batch(ids[4..6].to_vec()));
-        assert_eq!(b.len(), 6);
+        s.extend_batch(&mut b, ids[4..6].iter().copied());
+        assert_eq!(b.slots.len(), 6);
         drop(b);
         assert_eq!(s.returned.lock().len(), 6);
         let kept = s.batch(ids[6..8].to_vec()).into_slots();
