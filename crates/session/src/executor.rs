@@ -42,7 +42,7 @@ fn run_step(
     env: &RunEnv<'_>,
 ) -> Result<()> {
     outputs.clear();
-    outputs.resize(step.outputs.len(), None);
+    outputs.resize_with(step.outputs.len(), || None);
     let node = &step.node;
     let mut ctx = OpContext::new(
         node,
@@ -338,4 +338,24 @@ pub(crate) fn run_parallel(
     flow.drive(pool, true)?;
     let mut st = flow.state.lock();
     Ok(std::mem::take(&mut st.slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scratch;
+
+    #[test]
+    fn scratch_vectors_keep_their_capacity_and_drop_their_tensors() {
+        let mut s = Scratch::take();
+        s.slots
+            .resize_with(16, || Some(weir_graph::Tensor::scalar(1.0f32)));
+        let t = s.slots[0].clone().unwrap();
+        s.put_back();
+        assert!(t.is_unique(), "a tensor stayed in the scratch vectors");
+        let again = Scratch::take();
+        assert!(again.slots.is_empty() && again.slots.capacity() >= 16);
+        // A nested run on the same thread gets vectors of its own.
+        assert_eq!(Scratch::take().slots.capacity(), 0);
+        again.put_back();
+    }
 }

@@ -185,7 +185,7 @@ impl SessionHandle {
         args: &RunArgs,
         scratch: &mut Scratch,
     ) -> Result<Vec<Tensor>> {
-        scratch.slots.resize(plan.num_slots, None);
+        scratch.slots.resize_with(plan.num_slots, || None);
         for (i, (_, value)) in args.feeds.iter().enumerate() {
             let check = &plan.feed_checks[i];
             if value.dtype() != check.dtype {
