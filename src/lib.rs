@@ -24,10 +24,14 @@
 //! The crates: [`graph`] (tensors, graph, errors, kernel interface), [`ops`] (every op),
 //! [`session`] (running graphs), [`train`] (tf.train: coordination, input pipelines, training).
 
-/// The process-wide allocator when the default `mimalloc` feature is on (see Cargo.toml for why).
+#[cfg(feature = "mimalloc")]
+mod allocator;
+
+/// The process-wide allocator when the default `mimalloc` feature is on (see Cargo.toml and
+/// `src/allocator.rs` for why).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: allocator::MiMalloc = allocator::MiMalloc;
 
 pub use weir_graph as graph;
 pub use weir_ops as ops;
