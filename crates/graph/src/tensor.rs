@@ -463,7 +463,7 @@ impl Tensor {
             .collect())
     }
 
-    /// A tensor of `shape` over `n` elements of this one from element `offset` (no copy).
+    /// A tensor of `shape` over this one's elements from element `offset` on (no copy).
     fn window(&self, offset: usize, shape: &[usize]) -> Tensor {
         fn go<T: TensorType>(t: &Tensor, b: &Buf<T>, offset: usize, shape: &[usize]) -> Tensor {
             let (base, start) = match b {

@@ -71,44 +71,20 @@ pub fn concat(values: &[Output], axis: i64) -> Result<Output> {
         .output(0)
 }
 
-/// Joins `parts` along `axis`: `parts[i]` has `sizes[i]` entries along it.
+/// Joins `parts` along an axis: `outer` runs, each taking `chunk(i)` contiguous elements from
+/// part `i`. Nothing is allocated but the output (per-example pipelines stack a few scalars
+/// per run).
 fn join<T: TensorType>(
-    parts: &[&Tensor],
+    parts: &[Tensor],
     outer: usize,
-    chunks: &[usize],
+    chunk: impl Fn(usize) -> usize,
     out_shape: &[usize],
 ) -> Result<Tensor> {
-    let slices: Vec<&[T]> = parts
-        .iter()
-        .map(|t| t.as_slice::<T>())
-        .collect::<Result<_>>()?;
     let mut out: Vec<T> = Vec::with_capacity(out_shape.iter().product());
     for o in 0..outer {
-        for (s, &c) in slices.iter().zip(chunks) {
-            out.extend_from_slice(&s[o * c..(o + 1) * c]);
-        }
-    }
-    Tensor::from_vec(out_shape, out)
-}
-
-/// Stacks `inputs` (all of one shape, `outer * chunk` elements) along a new axis. Per-example
-/// pipelines stack a few scalars per run, so nothing here allocates but the output.
-fn pack<T: TensorType>(
-    inputs: &[Tensor],
-    outer: usize,
-    chunk: usize,
-    out_shape: &[usize],
-) -> Result<Tensor> {
-    let mut out: Vec<T> = Vec::with_capacity(outer * chunk * inputs.len());
-    if outer == 1 {
-        for t in inputs {
-            out.extend_from_slice(t.as_slice::<T>()?);
-        }
-    } else {
-        for o in 0..outer {
-            for t in inputs {
-                out.extend_from_slice(&t.as_slice::<T>()?[o * chunk..(o + 1) * chunk]);
-            }
+        for (i, t) in parts.iter().enumerate() {
+            let c = chunk(i);
+            out.extend_from_slice(&t.as_slice::<T>()?[o * c..(o + 1) * c]);
         }
     }
     Tensor::from_vec(out_shape, out)
@@ -171,7 +147,7 @@ impl Kernel for PackKernel {
         let mut out_shape: SmallVec<[usize; 6]> = SmallVec::from_slice(s0);
         out_shape.insert(axis, inputs.len());
         let dt = inputs[0].dtype();
-        let out = weir_graph::match_data_dtype!(dt, T => pack::<T>(inputs, outer, chunk, &out_shape)?,
+        let out = weir_graph::match_data_dtype!(dt, T => join::<T>(inputs, outer, |_| chunk, &out_shape)?,
             _ => return Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))));
         ctx.set_output(0, out);
         Ok(())
@@ -333,10 +309,9 @@ impl Kernel for ConcatKernel {
         }
         let outer: usize = s0[..axis].iter().product();
         let inner: usize = s0[axis + 1..].iter().product();
-        let chunks: Vec<usize> = inputs.iter().map(|t| t.shape()[axis] * inner).collect();
-        let parts: Vec<&Tensor> = inputs.iter().collect();
+        let chunk = |i: usize| inputs[i].shape()[axis] * inner;
         let dt = inputs[0].dtype();
-        let out = weir_graph::match_data_dtype!(dt, T => join::<T>(&parts, outer, &chunks, &out_shape)?,
+        let out = weir_graph::match_data_dtype!(dt, T => join::<T>(inputs, outer, chunk, &out_shape)?,
             _ => return Err(Error::invalid_argument(format!("Cannot concatenate {dt} tensors"))));
         ctx.set_output(0, out);
         Ok(())

@@ -2,7 +2,7 @@
 //! defined, otherwise as one-row tensors; a pick takes a uniformly random element and moves the
 //! last one into its place, as TensorFlow does.
 
-use weir_graph::{Result, Tensor};
+use weir_graph::{Error, Result, Tensor};
 
 use super::philox::Philox;
 use super::pieces::{Part, Pieces};
@@ -57,27 +57,6 @@ impl ShuffleStore {
         }
     }
 
-    /// A uniformly random index below `len()`.
-    fn pick_index(&mut self) -> usize {
-        (self.rng.next_u32() as usize) % self.len()
-    }
-
-    /// Moves a uniformly picked tensor element to the end of `elems` and returns where it
-    /// starts.
-    fn pick_tensors(&mut self) -> usize {
-        let idx = self.pick_index();
-        let last = self.len() - 1;
-        let n = self.ncomp;
-        if let Shuffled::Tensors(elems) = &mut self.elems {
-            if idx != last {
-                for c in 0..n {
-                    elems.swap(idx * n + c, last * n + c);
-                }
-            }
-        }
-        last * n
-    }
-
     /// Stores row `row` of every component of `tuple` (`single`: the tuple is one element).
     pub(crate) fn push(&mut self, tuple: &[Tensor], row: usize, single: bool) -> Result<()> {
         match &mut self.elems {
@@ -98,41 +77,34 @@ impl ShuffleStore {
     }
 
     pub(crate) fn pop_one(&mut self) -> Result<Vec<Tensor>> {
-        if let Shuffled::Slots { .. } = self.elems {
-            let idx = self.pick_index();
-            let Shuffled::Slots { slots, order } = &mut self.elems else {
-                unreachable!("matched above")
-            };
-            let slot = order.swap_remove(idx);
-            return slots.take_one(slot);
-        }
-        let at = self.pick_tensors();
+        let n = self.ncomp;
         match &mut self.elems {
-            Shuffled::Tensors(elems) => elems.drain(at..).map(|t| t.index_axis0(0)).collect(),
-            Shuffled::Slots { .. } => unreachable!("matched above"),
+            Shuffled::Slots { slots, order } => {
+                let idx = pick(&mut self.rng, order.len());
+                slots.take_one(order.swap_remove(idx))
+            }
+            Shuffled::Tensors(elems) => {
+                let at = pick_tensors(&mut self.rng, elems, n);
+                elems.drain(at..).map(|t| t.index_axis0(0)).collect()
+            }
         }
     }
 
     pub(crate) fn take_into(&mut self, k: usize, held: &mut Pieces) -> Result<()> {
-        if let Shuffled::Slots { .. } = self.elems {
-            let mut picked = Vec::with_capacity(k);
-            for _ in 0..k {
-                let idx = self.pick_index();
-                let Shuffled::Slots { order, .. } = &mut self.elems else {
-                    unreachable!("matched above")
-                };
-                picked.push(order.swap_remove(idx));
-            }
-            let Shuffled::Slots { slots, .. } = &mut self.elems else {
-                unreachable!("matched above")
-            };
-            held.push_slots(slots, picked.into_iter());
-            return Ok(());
-        }
-        for _ in 0..k {
-            let at = self.pick_tensors();
-            if let Shuffled::Tensors(elems) = &mut self.elems {
-                held.push(elems.drain(at..), 1);
+        let (n, rng) = (self.ncomp, &mut self.rng);
+        match &mut self.elems {
+            Shuffled::Slots { slots, order } => held.push_slots(
+                slots,
+                (0..k).map(|_| {
+                    let idx = pick(rng, order.len());
+                    order.swap_remove(idx)
+                }),
+            ),
+            Shuffled::Tensors(elems) => {
+                for _ in 0..k {
+                    let at = pick_tensors(rng, elems, n);
+                    held.push(elems.drain(at..), 1);
+                }
             }
         }
         Ok(())
@@ -146,11 +118,10 @@ impl ShuffleStore {
                 (Part::Slots(b), Shuffled::Slots { order, .. }) => {
                     order.extend(b.into_slots().into_iter().rev())
                 }
-                (Part::Slots(b), Shuffled::Tensors(_)) => {
-                    // Not produced by this store; gather keeps the rows rather than lose them.
-                    let parts = b.gather()?;
-                    let n = parts.first().map_or(0, |t| t.shape()[0]);
-                    self.restore_rows(&parts, n)?;
+                (Part::Slots(_), Shuffled::Tensors(_)) => {
+                    return Err(Error::internal(
+                        "Rows held in slots given back to a queue that keeps tensors",
+                    ))
                 }
                 (Part::Rows(parts, r), _) => self.restore_rows(&parts, r)?,
             }
@@ -171,6 +142,24 @@ impl ShuffleStore {
         }
         Ok(())
     }
+}
+
+/// A uniformly random index below `len` (which is not 0), as TensorFlow draws it.
+fn pick(rng: &mut Philox, len: usize) -> usize {
+    (rng.next_u32() as usize) % len
+}
+
+/// Moves a uniformly picked element of `elems` (`ncomp` tensors each) to the end and returns
+/// where it starts.
+fn pick_tensors(rng: &mut Philox, elems: &mut [Tensor], ncomp: usize) -> usize {
+    let len = elems.len() / ncomp.max(1);
+    let (idx, last) = (pick(rng, len), len - 1);
+    if idx != last {
+        for c in 0..ncomp {
+            elems.swap(idx * ncomp + c, last * ncomp + c);
+        }
+    }
+    last * ncomp
 }
 
 #[cfg(test)]

@@ -185,41 +185,29 @@ fn unescape(raw: &[u8]) -> Vec<u8> {
 
 /// The field's text for messages and na_value comparison.
 fn field_text(rec: &[u8], s: Span) -> std::borrow::Cow<'_, [u8]> {
-    let raw = &rec[s.start as usize..s.end as usize];
+    let text = raw(rec, s);
     if s.escaped {
-        std::borrow::Cow::Owned(unescape(raw))
+        std::borrow::Cow::Owned(unescape(text))
     } else {
-        std::borrow::Cow::Borrowed(raw)
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
-/// One output column: its values so far and its default (`None` = required).
 /// The fields of the records of one chunk; a single record's stay inline.
 pub(crate) type Spans = SmallVec<[Span; 32]>;
 
-/// A column's values: one record's value stays inline, and becomes a tensor without a buffer
-/// of its own.
-type Values<T> = SmallVec<[T; 1]>;
-
+/// One output column: its values so far and its default (`None` = required).
 enum Column {
-    I32(Values<i32>, Option<i32>),
-    I64(Values<i64>, Option<i64>),
-    F32(Values<f32>, Option<f32>),
-    F64(Values<f64>, Option<f64>),
-    Str(Values<Bytes>, Option<Bytes>),
+    I32(Vec<i32>, Option<i32>),
+    I64(Vec<i64>, Option<i64>),
+    F32(Vec<f32>, Option<f32>),
+    F64(Vec<f64>, Option<f64>),
+    Str(Vec<Bytes>, Option<Bytes>),
 }
 
-fn default_of<T: TensorType>(t: &Tensor, n: usize) -> Result<(Values<T>, Option<T>)> {
+fn default_of<T: TensorType>(t: &Tensor, n: usize) -> Result<(Vec<T>, Option<T>)> {
     let d = t.as_slice::<T>()?.first().cloned();
-    Ok((Values::with_capacity(n), d))
-}
-
-fn tensor_of<T: TensorType>(mut v: Values<T>, shape: &[usize]) -> Result<Tensor> {
-    if v.len() == 1 && !v.spilled() && shape.iter().product::<usize>() == 1 {
-        let x = v.pop().expect("one value");
-        return Ok(Tensor::filled(shape, x));
-    }
-    Tensor::from_vec(shape, v.into_vec())
+    Ok((Vec::with_capacity(n), d))
 }
 
 impl Column {
@@ -251,11 +239,11 @@ impl Column {
 
     fn into_tensor(self, shape: &[usize]) -> Result<Tensor> {
         match self {
-            Column::I32(v, _) => tensor_of(v, shape),
-            Column::I64(v, _) => tensor_of(v, shape),
-            Column::F32(v, _) => tensor_of(v, shape),
-            Column::F64(v, _) => tensor_of(v, shape),
-            Column::Str(v, _) => tensor_of(v, shape),
+            Column::I32(v, _) => Tensor::from_vec(shape, v),
+            Column::I64(v, _) => Tensor::from_vec(shape, v),
+            Column::F32(v, _) => Tensor::from_vec(shape, v),
+            Column::F64(v, _) => Tensor::from_vec(shape, v),
+            Column::Str(v, _) => Tensor::from_vec(shape, v),
         }
     }
 }
@@ -297,9 +285,37 @@ pub(super) fn is_missing(na: &[u8], rec: &[u8], s: Span) -> bool {
         return false;
     }
     if !s.escaped {
-        return &rec[s.start as usize..s.end as usize] == na;
+        return raw(rec, s) == na;
     }
     *field_text(rec, s) == *na
+}
+
+/// Appends the `ncols` fields of record number `index` to `spans`; errors in TensorFlow's
+/// words for a record too long to index, bad quoting, or a wrong field count.
+pub(super) fn split_record(
+    splitter: &Splitter<'_>,
+    rec: &[u8],
+    index: usize,
+    ncols: usize,
+    spans: &mut Spans,
+) -> Result<()> {
+    if rec.len() > u32::MAX as usize - 2 {
+        return Err(Error::invalid_argument(format!(
+            "Record {index} is too long for decode_csv ({} bytes)",
+            rec.len()
+        )));
+    }
+    let before = spans.len();
+    splitter
+        .split(rec, spans)
+        .map_err(Error::invalid_argument)?;
+    let got = spans.len() - before;
+    if got != ncols {
+        return Err(Error::invalid_argument(format!(
+            "Expect {ncols} fields but have {got} in record {index}"
+        )));
+    }
+    Ok(())
 }
 
 /// The error for a record default of a dtype decode_csv cannot produce.
@@ -328,7 +344,7 @@ pub(super) fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span
 /// Converts column `col` of `chunk` with `parse`; on failure, the chunk row and the error.
 #[inline]
 fn convert<T: Clone>(
-    out: &mut Values<T>,
+    out: &mut Vec<T>,
     default: &Option<T>,
     chunk: &Chunk<'_>,
     col: usize,
@@ -343,7 +359,7 @@ fn convert<T: Clone>(
                 None => return Err((row, missing(col, chunk.first + row))),
             }
         } else {
-            match parse(&rec[s.start as usize..s.end as usize]) {
+            match parse(raw(rec, s)) {
                 Some(v) => v,
                 None => return Err((row, invalid(col, chunk.first + row, kind, rec, s))),
             }
@@ -444,7 +460,7 @@ pub fn decode_csv_tensors(
         .iter()
         .enumerate()
         .map(|(f, d)| Column::new(d, n, f))
-        .collect::<Result<SmallVec<[Column; 8]>>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let splitter = Splitter::new(opts);
     let mut spans = Spans::with_capacity(CHUNK_ROWS.min(n.max(1)) * ncols + 1);
     let mut first = 0usize;
@@ -454,25 +470,8 @@ pub fn decode_csv_tensors(
         let mut split_error = None;
         let mut rows = 0usize;
         for (r, rec) in recs[first..end].iter().enumerate() {
-            if rec.len() > u32::MAX as usize - 2 {
-                split_error = Some(Error::invalid_argument(format!(
-                    "Record {} is too long for decode_csv ({} bytes)",
-                    first + r,
-                    rec.len()
-                )));
-                break;
-            }
-            let before = spans.len();
-            if let Err(msg) = splitter.split(rec, &mut spans) {
-                split_error = Some(Error::invalid_argument(msg));
-                break;
-            }
-            let got = spans.len() - before;
-            if got != ncols {
-                split_error = Some(Error::invalid_argument(format!(
-                    "Expect {ncols} fields but have {got} in record {}",
-                    first + r
-                )));
+            if let Err(e) = split_record(&splitter, rec, first + r, ncols, &mut spans) {
+                split_error = Some(e);
                 break;
             }
             rows += 1;

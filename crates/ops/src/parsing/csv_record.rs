@@ -4,10 +4,11 @@
 //! record defaults' dtypes, then the split, then the first bad field.
 
 use bytes::Bytes;
-use weir_graph::{DType, Error, Result, Tensor, TensorType};
+use weir_graph::{DType, Result, Tensor, TensorType};
 
 use super::csv::{
-    field_bytes, invalid, is_missing, missing, raw, unsupported, CsvOptions, Span, Spans, Splitter,
+    field_bytes, invalid, is_missing, missing, raw, split_record, unsupported, CsvOptions, Span,
+    Spans, Splitter,
 };
 use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
 
@@ -25,23 +26,8 @@ pub(super) fn decode_one(
             dt => return Err(unsupported(dt, f)),
         }
     }
-    if rec.len() > u32::MAX as usize - 2 {
-        return Err(Error::invalid_argument(format!(
-            "Record 0 is too long for decode_csv ({} bytes)",
-            rec.len()
-        )));
-    }
     let mut spans = Spans::new();
-    Splitter::new(opts)
-        .split(rec, &mut spans)
-        .map_err(Error::invalid_argument)?;
-    if spans.len() != defaults.len() {
-        return Err(Error::invalid_argument(format!(
-            "Expect {} fields but have {} in record 0",
-            defaults.len(),
-            spans.len()
-        )));
-    }
+    split_record(&Splitter::new(opts), rec, 0, defaults.len(), &mut spans)?;
     let field = Field {
         rec,
         na: &opts.na_value,

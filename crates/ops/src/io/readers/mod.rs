@@ -206,13 +206,14 @@ impl ReaderResource {
         cancel: &CancellationToken,
         deadline: Option<Instant>,
     ) -> Result<(Vec<Bytes>, Vec<Bytes>)> {
-        let mut keys = Vec::with_capacity(n.min(4096));
+        // Without `want_keys` the keys stay empty: nothing reads them.
+        let mut keys = Vec::with_capacity(if want_keys { n.min(4096) } else { 0 });
         let mut values = Vec::with_capacity(n.min(4096));
         if n == 0 {
             return Ok((keys, values));
         }
         let mut cur = self.lock_current(cancel, deadline)?;
-        while keys.len() < n {
+        while values.len() < n {
             if cur.is_none() {
                 *cur = Some(self.start_next_work(queue, cancel, deadline)?);
             }
@@ -220,13 +221,15 @@ impl ReaderResource {
             match current.source.next(want_keys)? {
                 Some((k, v)) => {
                     self.produced.fetch_add(1, Ordering::Relaxed);
-                    keys.push(k);
+                    if want_keys {
+                        keys.push(k);
+                    }
                     values.push(v);
                 }
                 None => {
                     self.finish_work();
                     *cur = None;
-                    if !keys.is_empty() {
+                    if !values.is_empty() {
                         break;
                     }
                 }
