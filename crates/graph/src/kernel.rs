@@ -1,9 +1,14 @@
 //! The kernel interface: what a session calls to run one node, and what the node sees.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::attr::FromAttr;
-use crate::{CancellationToken, DType, Error, Node, ResourceManager, Result, Tensor};
+use crate::shape::format_dims;
+use crate::{
+    CancellationToken, DType, Error, Node, Resource, ResourceHandle, ResourceManager, Result,
+    Tensor,
+};
 
 /// The computation of one op type, instantiated once per node per session: TensorFlow's
 /// `OpKernel`.
@@ -18,6 +23,13 @@ pub trait Kernel: Send + Sync {
     /// ready work, pays for the hand-off. Cheap kernels run inline on the calling thread.
     fn is_expensive(&self) -> bool {
         false
+    }
+
+    /// The value a constant kernel always outputs (its one output): the executor hands it to
+    /// the consumers without calling `compute`, as TensorFlow's executor does with
+    /// `OpKernel::const_tensor`.
+    fn const_tensor(&self) -> Option<&Tensor> {
+        None
     }
 
     /// Whether the kernel may wait for other work (a queue op, a reader waiting for files), so
@@ -118,6 +130,24 @@ impl<'a> OpContext<'a> {
     /// Attribute `name` of the node as `T`.
     pub fn attr<T: FromAttr>(&self, name: &str) -> Result<T> {
         self.node.attr(name)
+    }
+
+    /// Input `i` as one resource handle, borrowed: resource ops read their handle on every
+    /// run, and a clone would touch three reference counts.
+    pub fn resource_handle(&self, i: usize) -> Result<&ResourceHandle> {
+        match self.inputs[i].as_slice::<ResourceHandle>()? {
+            [h] => Ok(h),
+            _ => Err(Error::invalid_argument(format!(
+                "Expected one resource handle in input {i}, got shape {}",
+                format_dims(self.inputs[i].shape())
+            ))),
+        }
+    }
+
+    /// The resource behind input `i`, as its concrete type `T`: TensorFlow's
+    /// `LookupResource(ctx, HandleFromInput(ctx, i))`.
+    pub fn resource<T: Resource>(&self, i: usize) -> Result<Arc<T>> {
+        self.resource_handle(i)?.get::<T>()
     }
 
     /// The session's resource manager (variables, queues, readers).

@@ -98,11 +98,13 @@ impl ResourceHandle {
         let r = self.resource.as_ref().ok_or_else(|| {
             Error::invalid_argument(format!("Resource handle '{}' is empty", self.name))
         })?;
-        let found = r.type_name().to_string();
+        // Resource ops look their resource up on every run: nothing is formatted unless the
+        // downcast fails.
         r.clone().into_any().downcast::<T>().map_err(|_| {
             Error::invalid_argument(format!(
-                "Resource '{}' is a {found}, not a {}",
+                "Resource '{}' is a {}, not a {}",
                 self.name,
+                r.type_name(),
                 short_type_name::<T>()
             ))
         })

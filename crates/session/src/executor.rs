@@ -120,6 +120,12 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
         outputs,
     } = scratch;
     for step in &plan.steps {
+        if let Some(t) = &step.constant {
+            if let Some(s) = step.outputs[0] {
+                slots[s] = Some(t.clone());
+            }
+            continue;
+        }
         check_live(env)?;
         inputs.clear();
         for r in &step.inputs {
@@ -190,6 +196,9 @@ impl Dataflow {
     }
 
     fn execute(&self, idx: usize, mut inputs: Vec<Tensor>) -> Result<Vec<Option<Tensor>>> {
+        if let Some(t) = &self.plan.steps[idx].constant {
+            return Ok(vec![Some(t.clone())]);
+        }
         let env = self.env();
         let mut outputs = Vec::new();
         check_live(&env)?;

@@ -28,6 +28,9 @@ pub(crate) struct Step {
     pub expensive: bool,
     /// Bit `i` set: output `i` (of the first 64) has no slot, so nothing reads it.
     pub unused_outputs: u64,
+    /// The value of a constant step, when its kernel has one of the declared dtype: the
+    /// executors store it without calling the kernel.
+    pub constant: Option<weir_graph::Tensor>,
 }
 
 /// A check applied to each fed value.
@@ -203,6 +206,10 @@ pub(crate) fn build_plan(
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             let kernel = kernel_for(node)?;
             let expensive = kernel.is_expensive();
+            let constant = kernel
+                .const_tensor()
+                .filter(|t| node.output_dtypes() == [t.dtype()])
+                .cloned();
             let mut deps: Vec<usize> = node
                 .inputs()
                 .iter()
@@ -226,6 +233,7 @@ pub(crate) fn build_plan(
                 num_deps: deps.len(),
                 expensive,
                 unused_outputs,
+                constant,
             });
         }
         let feed_slots = key

@@ -39,6 +39,10 @@ impl Kernel for ConstKernel {
         ctx.set_output(0, self.0.clone());
         Ok(())
     }
+
+    fn const_tensor(&self) -> Option<&Tensor> {
+        Some(&self.0)
+    }
 }
 
 fn shape_fn(ctx: &mut weir_graph::InferenceContext<'_>) -> Result<()> {

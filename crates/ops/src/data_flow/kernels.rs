@@ -280,24 +280,15 @@ pub(super) fn make_create_queue(node: &Node) -> Result<Box<dyn Kernel>> {
 
 /// The queue behind input 0 of a queue op.
 fn queue_of(ctx: &OpContext<'_>) -> Result<Arc<SessionQueue>> {
-    let handles = ctx.input(0).as_slice::<ResourceHandle>()?;
-    let h = handles
-        .first()
-        .ok_or_else(|| Error::invalid_argument("Queue handle must be a scalar"))?;
-    // Downcast directly: this runs on every queue op, and `ResourceHandle::get` formats names.
-    let r = h.resource().ok_or_else(|| {
-        Error::invalid_argument(format!("Resource handle '{}' is empty", h.name()))
-    })?;
-    r.clone()
-        .into_any()
-        .downcast::<SessionQueue>()
-        .map_err(|_| {
-            Error::invalid_argument(format!(
-                "Resource '{}' is a {}, not a queue",
-                h.name(),
-                r.type_name()
-            ))
-        })
+    let h = ctx.resource_handle(0)?;
+    h.get::<SessionQueue>().map_err(|e| match h.resource() {
+        Some(r) => Error::invalid_argument(format!(
+            "Resource '{}' is a {}, not a queue",
+            h.name(),
+            r.type_name()
+        )),
+        None => e,
+    })
 }
 
 fn components(ctx: &OpContext<'_>, from: usize) -> Vec<Tensor> {

@@ -146,9 +146,7 @@ impl VariableResource {
 }
 
 fn var_of(ctx: &OpContext<'_>) -> Result<std::sync::Arc<VariableResource>> {
-    ctx.input(0)
-        .to_scalar::<ResourceHandle>()?
-        .get::<VariableResource>()
+    ctx.resource::<VariableResource>(0)
 }
 
 /// Finds or creates the variable's resource once per session and outputs its handle.
@@ -274,10 +272,7 @@ impl Kernel for ReportKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let mut names = Vec::new();
         for (i, name) in self.0.iter().enumerate() {
-            let v = ctx
-                .input(i)
-                .to_scalar::<ResourceHandle>()?
-                .get::<VariableResource>()?;
+            let v = ctx.resource::<VariableResource>(i)?;
             if !v.is_initialized() {
                 names.push(Bytes::copy_from_slice(name.as_bytes()));
             }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef,
-    Output, ResourceHandle, Result, Tensor,
+    Output, Result, Tensor,
 };
 
 use crate::nn::{match_float, NnFloat};
@@ -221,10 +221,7 @@ impl Kernel for ApplyKernel {
         let (nv, _) = self.0.layout();
         let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(nv);
         for i in 0..nv {
-            let v = ctx
-                .input(i)
-                .to_scalar::<ResourceHandle>()?
-                .get::<VariableResource>()?;
+            let v = ctx.resource::<VariableResource>(i)?;
             // The same variable twice would wait on its own lock.
             if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
                 return Err(Error::invalid_argument(format!(

@@ -101,14 +101,12 @@ fn make_reader(node: &Node) -> Result<Box<dyn Kernel>> {
 }
 
 fn reader_of(ctx: &OpContext<'_>) -> Result<Arc<ReaderResource>> {
-    ctx.input(0)
-        .to_scalar::<ResourceHandle>()?
-        .get::<ReaderResource>()
+    ctx.resource::<ReaderResource>(0)
 }
 
 /// The queue handle input (input 1).
-fn queue_handle(ctx: &OpContext<'_>) -> Result<ResourceHandle> {
-    ctx.input(1).to_scalar::<ResourceHandle>()
+fn queue_handle<'c>(ctx: &'c OpContext<'_>) -> Result<&'c ResourceHandle> {
+    ctx.resource_handle(1)
 }
 
 struct ReadKernel;
@@ -116,10 +114,10 @@ struct ReadKernel;
 impl Kernel for ReadKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let reader = reader_of(ctx)?;
-        let qh = queue_handle(ctx)?;
         // Pipelines rarely read the key: then it is neither formatted nor output.
         let want_key = ctx.output_required(0);
-        let (k, v) = reader.read(qh.queue()?, want_key, ctx.cancellation(), ctx.deadline())?;
+        let queue = queue_handle(ctx)?.queue()?;
+        let (k, v) = reader.read(queue, want_key, ctx.cancellation(), ctx.deadline())?;
         if want_key {
             ctx.set_output(0, Tensor::scalar(k));
         }
@@ -133,7 +131,6 @@ struct ReadUpToKernel;
 impl Kernel for ReadUpToKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let reader = reader_of(ctx)?;
-        let qh = queue_handle(ctx)?;
         let n = ctx.input(2).to_scalar::<i64>()?;
         if n < 0 {
             // TensorFlow aborts the process here (std::length_error); weir refuses instead.
@@ -144,7 +141,7 @@ impl Kernel for ReadUpToKernel {
         let want_keys = ctx.output_required(0);
         let (k, v) = reader.read_up_to(
             n as usize,
-            qh.queue()?,
+            queue_handle(ctx)?.queue()?,
             want_keys,
             ctx.cancellation(),
             ctx.deadline(),
