@@ -42,12 +42,23 @@ fn parse_int(s: &[u8], min: i64, max: i64) -> Option<i64> {
     }
     // Accumulate negatively so that i64::MIN is representable.
     let mut v: i64 = 0;
-    for &c in digits {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
+    if digits.len() <= 18 {
+        // Below 10^18: no overflow is possible, so no checks per digit.
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 - d as i64;
         }
-        v = v.checked_mul(10)?.checked_sub(d as i64)?;
+    } else {
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v.checked_mul(10)?.checked_sub(d as i64)?;
+        }
     }
     let v = if neg { v } else { v.checked_neg()? };
     (min..=max).contains(&v).then_some(v)
@@ -426,6 +437,18 @@ mod tests {
         assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
         assert_eq!(parse_i64(b"9223372036854775808"), None);
+        // Around the 18 digits below which no overflow check runs.
+        assert_eq!(
+            parse_i64(b"999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            parse_i64(b"-1000000000000000000"),
+            Some(-1_000_000_000_000_000_000)
+        );
+        assert_eq!(parse_i64(b"0000000000000000000000042"), Some(42));
+        assert_eq!(parse_i32(b"100000000000000000"), None);
+        assert_eq!(parse_i64(b"99999999999999999999"), None);
         assert_eq!(parse_i64(b"-9223372036854775809"), None);
     }
 
