@@ -16,6 +16,7 @@ mod example_batch;
 mod example_ops;
 mod features;
 pub mod numbers;
+mod packed_varint;
 mod sequence;
 mod sequence_ops;
 mod sparse_merge;

@@ -7,6 +7,8 @@
 
 use bytes::Bytes;
 
+use super::packed_varint::decode_short_varints;
+
 /// The first byte of a field with number `n` and wire type varint / length-delimited / fixed32.
 pub(crate) const fn varint_tag(n: u8) -> u8 {
     n << 3
@@ -257,6 +259,11 @@ pub(crate) trait Sink<T> {
             self.push(T::from(x));
         }
     }
+    /// The slots not yet filled, for a decoder that writes values in place and then reports
+    /// them with `count_only`; empty when the sink has no such slots.
+    fn unfilled(&mut self) -> &mut [T] {
+        &mut []
+    }
     /// How many more values can be stored.
     fn room(&self) -> usize;
     /// Counts `n` values that were not stored.
@@ -311,6 +318,11 @@ impl<T> Sink<T> for Fixed<'_, T> {
             *o = T::from(x);
         }
         self.n = self.n.saturating_add(b.len());
+    }
+    #[inline]
+    fn unfilled(&mut self) -> &mut [T] {
+        let start = self.n.min(self.out.len());
+        &mut self.out[start..]
     }
     #[inline]
     fn room(&self) -> usize {
@@ -372,7 +384,8 @@ pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl S
             };
             r.push_limit(len);
             let bytes = &buf[r.pos..r.limit];
-            let mut i = 0;
+            let (mut i, made) = decode_short_varints(bytes, sink.unfilled());
+            sink.count_only(made);
             // Most values (pixels, labels, small ids) are one-byte varints: runs of them are
             // found eight bytes at a time and stored in bulk; two-byte values are decoded
             // inline.

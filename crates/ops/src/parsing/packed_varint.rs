@@ -1,0 +1,226 @@
+//! Packed varint lists of small values (pixels, labels, ids: one or two bytes each) decoded
+//! sixteen bytes at a time with a byte shuffle, on x86-64 CPUs with AVX2 (found at run time
+//! through `pulp`, so the build stays portable and the workspace free of `unsafe`).
+//!
+//! A scalar loop pays a mispredicted branch for almost every two-byte value among one-byte
+//! ones (MNIST-like int64 pixels: about one in ten); here the continuation bits of eight bytes
+//! index a table of shuffles that lay out up to eight varints as 16-bit lanes at once.
+
+/// Decodes the leading varints of `bytes` into `out` while each has at most two bytes and `out`
+/// has room for eight more values; returns (bytes consumed, values written). The caller decodes
+/// the rest (a longer varint, the last few bytes) with its scalar loop. Slots of `out` past the
+/// values written may have been overwritten.
+pub(crate) fn decode_short_varints(bytes: &[u8], out: &mut [i64]) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        return simd.vectorize(x86::Decode { simd, bytes, out });
+    }
+    let _ = (bytes, out);
+    (0, 0)
+}
+
+/// What the continuation bits of eight bytes (starting at a varint boundary) say.
+#[derive(Clone, Copy)]
+struct Step {
+    /// For 16-bit lane k: the byte indices of varint k's low and high byte (0x80: zero).
+    shuffle: [u8; 16],
+    /// Varints that start in the eight bytes.
+    count: u8,
+    /// Bytes they take: 8, or 9 when the last one continues into byte 8; 0 when a varint
+    /// has three bytes or more (the table does not apply).
+    consumed: u8,
+}
+
+const fn step(mask: u8) -> Step {
+    let mut s = Step {
+        shuffle: [0x80; 16],
+        count: 0,
+        consumed: 0,
+    };
+    let mut p = 0usize;
+    while p < 8 {
+        let k = s.count as usize;
+        s.shuffle[2 * k] = p as u8;
+        if mask & (1 << p) != 0 {
+            if p + 1 < 8 && mask & (1 << (p + 1)) != 0 {
+                // Two continuation bytes in a row: a varint of three bytes or more.
+                s.consumed = 0;
+                return s;
+            }
+            s.shuffle[2 * k + 1] = (p + 1) as u8;
+            p += 2;
+        } else {
+            p += 1;
+        }
+        s.count += 1;
+    }
+    s.consumed = p as u8;
+    s
+}
+
+static STEPS: [Step; 256] = {
+    let mut t = [Step {
+        shuffle: [0; 16],
+        count: 0,
+        consumed: 0,
+    }; 256];
+    let mut m = 0;
+    while m < 256 {
+        t[m] = step(m as u8);
+        m += 1;
+    }
+    t
+};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::__m128i;
+    use pulp::x86::V3;
+
+    use super::STEPS;
+
+    pub(super) struct Decode<'a> {
+        pub(super) simd: V3,
+        pub(super) bytes: &'a [u8],
+        pub(super) out: &'a mut [i64],
+    }
+
+    impl pulp::NullaryFnOnce for Decode<'_> {
+        type Output = (usize, usize);
+
+        #[inline(always)]
+        fn call(self) -> (usize, usize) {
+            let Decode { simd, bytes, out } = self;
+            let (sse2, ssse3, avx2) = (simd.sse2, simd.ssse3, simd.avx2);
+            let low7 = sse2._mm_set1_epi16(0x007f);
+            let high7 = sse2._mm_set1_epi16(0x7f00);
+            let (mut i, mut n) = (0usize, 0usize);
+            while out.len() - n >= 8 {
+                let Some(chunk) = bytes.get(i..i + 16) else {
+                    break;
+                };
+                let raw: [u8; 16] = chunk.try_into().expect("sixteen bytes");
+                let block: __m128i = pulp::cast(raw);
+                let cont = sse2._mm_movemask_epi8(block) as u32;
+                let s = &STEPS[(cont & 0xff) as usize];
+                // Byte 8 ends the straddling varint, or it has three bytes.
+                if s.consumed == 0 || (s.consumed == 9 && cont & 0x100 != 0) {
+                    break;
+                }
+                let pairs = ssse3._mm_shuffle_epi8(block, pulp::cast(s.shuffle));
+                // Lane = low byte | high byte << 8; value = (low & 0x7f) | high << 7.
+                let v = sse2._mm_or_si128(
+                    sse2._mm_and_si128(pairs, low7),
+                    sse2._mm_srli_epi16::<1>(sse2._mm_and_si128(pairs, high7)),
+                );
+                let lo: [i64; 4] = pulp::cast(avx2._mm256_cvtepu16_epi64(v));
+                let hi: [i64; 4] =
+                    pulp::cast(avx2._mm256_cvtepu16_epi64(sse2._mm_srli_si128::<8>(v)));
+                out[n..n + 4].copy_from_slice(&lo);
+                out[n + 4..n + 8].copy_from_slice(&hi);
+                n += s.count as usize;
+                i += s.consumed as usize;
+            }
+            (i, n)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(values: &[u64]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for &v in values {
+            let mut v = v;
+            while v >= 0x80 {
+                b.push((v as u8) | 0x80);
+                v >>= 7;
+            }
+            b.push(v as u8);
+        }
+        b
+    }
+
+    /// The fast path's values, finished by a plain decoder, must be the values encoded.
+    fn roundtrip(values: &[u64], room: usize) {
+        let bytes = encode(values);
+        let mut out = vec![-1i64; room];
+        let (used, made) = decode_short_varints(&bytes, &mut out);
+        assert!(made <= room && used <= bytes.len());
+        assert_eq!(
+            &out[..made],
+            &values[..made].iter().map(|&v| v as i64).collect::<Vec<_>>()[..]
+        );
+        assert_eq!(
+            encode(&values[..made]).len(),
+            used,
+            "consumed bytes of {made} values"
+        );
+    }
+
+    #[test]
+    fn table_lays_out_one_and_two_byte_varints() {
+        let s = step(0);
+        assert_eq!((s.count, s.consumed), (8, 8));
+        let s = step(0b1000_0001);
+        assert_eq!((s.count, s.consumed), (7, 9));
+        assert_eq!(&s.shuffle[..4], &[0, 1, 2, 0x80]);
+        assert_eq!(step(0b0000_0110).consumed, 0);
+    }
+
+    #[test]
+    fn agrees_with_the_encoding_on_mixed_lists() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for len in [0usize, 1, 7, 8, 15, 16, 17, 40, 784] {
+            for _ in 0..200 {
+                let values: Vec<u64> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        match x % 20 {
+                            0..=13 => 0,
+                            14..=16 => x >> 58,           // one byte
+                            17 | 18 => (x >> 40) % 16384, // one or two bytes
+                            _ => x >> (x % 64),           // any length
+                        }
+                    })
+                    .collect();
+                roundtrip(&values, len);
+                roundtrip(&values, len + 8);
+                roundtrip(&values, len / 2);
+            }
+        }
+    }
+
+    #[test]
+    fn decodes_whole_blocks_where_the_cpu_can() {
+        let values: Vec<u64> = (0..100).map(|i| (i * 37) % 300).collect();
+        let bytes = encode(&values);
+        let mut out = vec![0i64; 100];
+        let (used, made) = decode_short_varints(&bytes, &mut out);
+        #[cfg(target_arch = "x86_64")]
+        if pulp::x86::V3::is_available() {
+            // Only the last few values (under 16 bytes, or under 8 slots) are left.
+            assert!(
+                made >= 80 && bytes.len() - used < 24,
+                "{made} values, {used} bytes"
+            );
+        }
+        let want: Vec<i64> = values[..made].iter().map(|&v| v as i64).collect();
+        assert_eq!(&out[..made], &want[..]);
+    }
+
+    #[test]
+    fn stops_before_a_long_varint() {
+        let mut values = vec![5u64; 20];
+        values[3] = 1 << 20;
+        let bytes = encode(&values);
+        let mut out = vec![0i64; 20];
+        let (used, made) = decode_short_varints(&bytes, &mut out);
+        assert!(made <= 3, "{made}");
+        assert_eq!(used, made);
+    }
+}
