@@ -23,6 +23,8 @@ fuzz_target!(|data: &[u8]| {
             ("label".into(), DType::I64, vec![], Some(Tensor::from(0i64))),
             ("name".into(), DType::String, vec![], Some(Tensor::from(""))),
             ("scores".into(), DType::F32, vec![2], None),
+            // Long enough for the shuffle decoder of packed int64 lists (packed_varint.rs).
+            ("pixels".into(), DType::I64, vec![24], None),
         ],
         vec![
             ("ids".into(), DType::I64),

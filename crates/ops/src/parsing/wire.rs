@@ -661,6 +661,15 @@ mod tests {
         assert!(int64_list(&f, 0, f.len(), &mut sink));
         assert_eq!(sink.n, 2000);
         assert_eq!(out, values[..1500]);
+        // One- and two-byte values only, into a sink of exactly their number: the shuffle
+        // decoder (packed_varint.rs) takes all but the last few.
+        let short: Vec<i64> = values.iter().map(|v| v.rem_euclid(16_384)).collect();
+        let f = packed_int64_feature(&short);
+        let mut out = vec![-7i64; short.len()];
+        let mut sink = Fixed::new(&mut out);
+        assert!(int64_list(&f, 0, f.len(), &mut sink));
+        assert!(sink.is_full());
+        assert_eq!(out, short);
         // A varint cut off at the end of the list fails.
         let mut cut = packed_int64_feature(&[5, 300]);
         let n = cut.len();
