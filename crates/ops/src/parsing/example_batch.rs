@@ -25,20 +25,36 @@ enum FixedBuf {
 /// Features of at least this many values per example are zeroed example by example.
 const PER_EXAMPLE_FILL: usize = 64;
 
-/// A vector with room for `cap` values, the first `filled` of them `zero`.
-fn zeroed<T: Clone>(cap: usize, filled: usize, zero: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(cap);
-    v.resize(filled, zero);
-    v
-}
-
 impl FixedBuf {
-    /// Appends the next example's `n` values (zero until parsed or defaulted).
-    fn open_example(&mut self, n: usize) {
+    /// The buffer of a batch of `batch` examples of `per` values each. A large feature is
+    /// filled one example at a time (`open_example`), so the zeroes a parse overwrites are
+    /// written while they are in cache, not in a pass over the whole batch before it; a small
+    /// one is cheaper zeroed at once.
+    fn new(dtype: DType, batch: usize, per: usize) -> FixedBuf {
+        fn zeroed<T: Clone>(cap: usize, filled: usize, zero: T) -> Vec<T> {
+            let mut v = Vec::with_capacity(cap);
+            v.resize(filled, zero);
+            v
+        }
+        let n = batch * per;
+        let filled = if per >= PER_EXAMPLE_FILL { 0 } else { n };
+        match dtype {
+            DType::I64 => FixedBuf::I64(zeroed(n, filled, 0)),
+            DType::F32 => FixedBuf::F32(zeroed(n, filled, 0.0)),
+            _ => FixedBuf::Str(zeroed(n, filled, Bytes::new())),
+        }
+    }
+
+    /// Makes room for the next example's `per` values (zero until parsed or defaulted), unless
+    /// `new` zeroed the whole batch.
+    fn open_example(&mut self, per: usize) {
+        if per < PER_EXAMPLE_FILL {
+            return;
+        }
         match self {
-            FixedBuf::I64(v) => v.resize(v.len() + n, 0),
-            FixedBuf::F32(v) => v.resize(v.len() + n, 0.0),
-            FixedBuf::Str(v) => v.resize(v.len() + n, Bytes::new()),
+            FixedBuf::I64(v) => v.resize(v.len() + per, 0),
+            FixedBuf::F32(v) => v.resize(v.len() + per, 0.0),
+            FixedBuf::Str(v) => v.resize(v.len() + per, Bytes::new()),
         }
     }
 }
@@ -164,17 +180,11 @@ pub(crate) fn parse_batch_with(
             if spec.variable_length {
                 DenseBatch::Sequence(RaggedBuf::new(spec.dtype, b))
             } else {
-                // A large feature is filled one example at a time (`FixedBuf::open_example`),
-                // so the zeroes a parse overwrites are written while they are in cache, not in
-                // a pass over the whole batch before it; a small one is cheaper zeroed at once.
-                let per = spec.shape.iter().product::<usize>();
-                let n = b * per;
-                let filled = if per >= PER_EXAMPLE_FILL { 0 } else { n };
-                DenseBatch::Fixed(match spec.dtype {
-                    DType::I64 => FixedBuf::I64(zeroed(n, filled, 0)),
-                    DType::F32 => FixedBuf::F32(zeroed(n, filled, 0.0)),
-                    _ => FixedBuf::Str(zeroed(n, filled, Bytes::new())),
-                })
+                DenseBatch::Fixed(FixedBuf::new(
+                    spec.dtype,
+                    b,
+                    spec.shape.iter().product::<usize>(),
+                ))
             }
         })
         .collect();
@@ -191,10 +201,9 @@ pub(crate) fn parse_batch_with(
         if !example_entries(ser, &mut entries) {
             return Err(could_not_parse(ser));
         }
-        for (d, out) in dense.iter_mut().enumerate() {
-            match out {
-                DenseBatch::Fixed(f) if elems[d] >= PER_EXAMPLE_FILL => f.open_example(elems[d]),
-                _ => {}
+        for (out, &per) in dense.iter_mut().zip(&elems) {
+            if let DenseBatch::Fixed(f) = out {
+                f.open_example(per);
             }
         }
         let name: &[u8] = names.get(ex).map(|n| &n[..]).unwrap_or(b"<unknown>");

@@ -143,7 +143,7 @@ mod tests {
         b
     }
 
-    /// The fast path's values, finished by a plain decoder, must be the values encoded.
+    /// What the fast path decodes must be a prefix of the values, with its exact byte length.
     fn roundtrip(values: &[u64], room: usize) {
         let bytes = encode(values);
         let mut out = vec![-1i64; room];

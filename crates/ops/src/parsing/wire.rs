@@ -386,9 +386,9 @@ pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl S
             let bytes = &buf[r.pos..r.limit];
             let (mut i, made) = decode_short_varints(bytes, sink.unfilled());
             sink.count_only(made);
-            // Most values (pixels, labels, small ids) are one-byte varints: runs of them are
-            // found eight bytes at a time and stored in bulk; two-byte values are decoded
-            // inline.
+            // What the shuffle decoder left (no AVX2, a long varint, the tail, a growing
+            // sink): most values are one-byte varints, so runs of them are found eight bytes
+            // at a time and stored in bulk; two-byte values are decoded inline.
             while i < bytes.len() {
                 let run = one_byte_run(&bytes[i..]);
                 sink.push_bytes(&bytes[i..i + run]);
