@@ -7,6 +7,8 @@
 
 use weir_graph::{format_dims, Error, InferenceContext, Result, Shape, Tensor, TensorType};
 
+use crate::util::vectorized;
+
 /// The numpy broadcast of two run-time shapes; InvalidArgument "Incompatible shapes" otherwise.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());
@@ -213,60 +215,66 @@ impl Bcast {
     /// `f(x, y)` over the broadcast, into a new buffer (one allocation).
     pub fn map<A, B, U>(&self, x: &[A], y: &[B], f: impl Fn(&A, &B) -> U) -> Vec<U> {
         let mut out: Vec<U> = Vec::with_capacity(self.len);
-        self.for_each_run(|xo, yo, xb, yb, n| match (xb, yb) {
-            (false, false) => out.extend(
-                x[xo..xo + n]
-                    .iter()
-                    .zip(&y[yo..yo + n])
-                    .map(|(p, q)| f(p, q)),
-            ),
-            (false, true) => {
-                let q = &y[yo];
-                out.extend(x[xo..xo + n].iter().map(|p| f(p, q)))
-            }
-            (true, false) => {
-                let p = &x[xo];
-                out.extend(y[yo..yo + n].iter().map(|q| f(p, q)))
-            }
-            (true, true) => {
-                let (p, q) = (&x[xo], &y[yo]);
-                out.extend((0..n).map(|_| f(p, q)))
-            }
+        vectorized(|| {
+            self.for_each_run(|xo, yo, xb, yb, n| match (xb, yb) {
+                (false, false) => out.extend(
+                    x[xo..xo + n]
+                        .iter()
+                        .zip(&y[yo..yo + n])
+                        .map(|(p, q)| f(p, q)),
+                ),
+                (false, true) => {
+                    let q = &y[yo];
+                    out.extend(x[xo..xo + n].iter().map(|p| f(p, q)))
+                }
+                (true, false) => {
+                    let p = &x[xo];
+                    out.extend(y[yo..yo + n].iter().map(|q| f(p, q)))
+                }
+                (true, true) => {
+                    let (p, q) = (&x[xo], &y[yo]);
+                    out.extend((0..n).map(|_| f(p, q)))
+                }
+            })
         });
         out
     }
 
     /// `x = f(x, y)` in place; x must cover the whole output ([`Bcast::x_is_full`]).
     pub fn update_x<A: Copy, B>(&self, x: &mut [A], y: &[B], f: impl Fn(A, &B) -> A) {
-        self.for_each_run(|xo, yo, _, yb, n| {
-            let xs = &mut x[xo..xo + n];
-            if yb {
-                let q = &y[yo];
-                for p in xs.iter_mut() {
-                    *p = f(*p, q);
+        vectorized(|| {
+            self.for_each_run(|xo, yo, _, yb, n| {
+                let xs = &mut x[xo..xo + n];
+                if yb {
+                    let q = &y[yo];
+                    for p in xs.iter_mut() {
+                        *p = f(*p, q);
+                    }
+                } else {
+                    for (p, q) in xs.iter_mut().zip(&y[yo..yo + n]) {
+                        *p = f(*p, q);
+                    }
                 }
-            } else {
-                for (p, q) in xs.iter_mut().zip(&y[yo..yo + n]) {
-                    *p = f(*p, q);
-                }
-            }
+            })
         });
     }
 
     /// `y = f(x, y)` in place; y must cover the whole output ([`Bcast::y_is_full`]).
     pub fn update_y<A, B: Copy>(&self, x: &[A], y: &mut [B], f: impl Fn(&A, B) -> B) {
-        self.for_each_run(|xo, yo, xb, _, n| {
-            let ys = &mut y[yo..yo + n];
-            if xb {
-                let p = &x[xo];
-                for q in ys.iter_mut() {
-                    *q = f(p, *q);
+        vectorized(|| {
+            self.for_each_run(|xo, yo, xb, _, n| {
+                let ys = &mut y[yo..yo + n];
+                if xb {
+                    let p = &x[xo];
+                    for q in ys.iter_mut() {
+                        *q = f(p, *q);
+                    }
+                } else {
+                    for (q, p) in ys.iter_mut().zip(&x[xo..xo + n]) {
+                        *q = f(p, *q);
+                    }
                 }
-            } else {
-                for (q, p) in ys.iter_mut().zip(&x[xo..xo + n]) {
-                    *q = f(p, *q);
-                }
-            }
+            })
         });
     }
 }
@@ -326,7 +334,8 @@ where
     T: TensorType + Copy,
     U: TensorType,
 {
-    let out: Vec<U> = x.as_slice::<T>()?.iter().map(|&v| f(v)).collect();
+    let xs = x.as_slice::<T>()?;
+    let out: Vec<U> = vectorized(|| xs.iter().map(|&v| f(v)).collect());
     Tensor::from_vec(x.shape(), out)
 }
 
@@ -337,9 +346,12 @@ where
 {
     if is_unique::<T>(&x) {
         let mut x = x;
-        for v in x.as_slice_mut::<T>()? {
-            *v = f(*v);
-        }
+        let xs = x.as_slice_mut::<T>()?;
+        vectorized(|| {
+            for v in xs {
+                *v = f(*v);
+            }
+        });
         Ok(x)
     } else {
         unary_map(&x, f)
