@@ -159,10 +159,10 @@ fn a_failing_branch_cancels_a_blocked_one() -> Result<()> {
     let a = constant(&g, Tensor::from_vec(&[2, 3], vec![1.0f32; 6])?)?;
     let p = placeholder(&g, DType::F32, Shape::unknown())?;
     let bad = matmul(&a, &p)?;
-    let also = matmul(
-        &a,
-        constant(&g, Tensor::from_vec(&[3, 1], vec![1.0f32; 3])?)?,
-    )?;
+    // Large enough (2^24 multiply-adds) that the plan counts it as worth the inter-op pool
+    // beside `bad`, so the run takes the parallel executor.
+    let big = constant(&g, Tensor::from_vec(&[256, 256], vec![1.0f32; 256 * 256])?)?;
+    let also = matmul(&big, &big)?;
     let sess = Session::with_options(&g, SessionOptions::default().inter_op_threads(2))?;
     let h = sess.handle();
     let t = std::thread::spawn(move || {

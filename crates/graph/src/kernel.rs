@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::attr::FromAttr;
-use crate::shape::format_dims;
+use crate::shape::{format_dims, Shape};
 use crate::{
     CancellationToken, DType, Error, Node, Resource, ResourceHandle, ResourceManager, Result,
     Tensor,
@@ -23,6 +23,14 @@ pub trait Kernel: Send + Sync {
     /// ready work, pays for the hand-off. Cheap kernels run inline on the calling thread.
     fn is_expensive(&self) -> bool {
         false
+    }
+
+    /// Roughly how many multiply-adds one run does, given the static shapes of the inputs;
+    /// `None` when the kernel cannot tell (then an expensive kernel is taken to be worth the
+    /// pool). An expensive kernel estimated below the executor's threshold runs inline: a
+    /// small matmul in a backward pass finishes before a pool thread would have woken up.
+    fn work_estimate(&self, _inputs: &[Shape]) -> Option<u64> {
+        None
     }
 
     /// The value a constant kernel always outputs (its one output): the executor hands it to

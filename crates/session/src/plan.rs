@@ -60,6 +60,13 @@ pub(crate) struct PlanKey {
     pub targets: Vec<usize>,
 }
 
+/// The estimated multiply-adds below which an expensive kernel runs inline: about 10 us of a
+/// matrix product on one core, a few thread hand-offs. Measured on the 784-128-10 network of
+/// `benches/training.rs`: its backward pass has two independent 128x128x10 products, and
+/// sending those to the pool made every step pay the hand-offs (1,045 steps/s on the pool,
+/// 1,393 inline).
+const MIN_POOL_WORK: u64 = 1 << 20;
+
 /// Whether two expensive steps could run at once: neither waits, directly or not, for the other.
 /// A chain of expensive steps (a softmax training step: matmul, then its gradient) gains nothing
 /// from the inter-op pool and pays a thread hand-off per step, so it runs inline.
@@ -205,7 +212,15 @@ pub(crate) fn build_plan(
                 .filter(|(_, o)| o.is_none())
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             let kernel = kernel_for(node)?;
-            let expensive = kernel.is_expensive();
+            let input_shapes: Vec<Shape> = node
+                .inputs()
+                .iter()
+                .map(|&(m, j)| nodes[m].output_shapes()[j].clone())
+                .collect();
+            let expensive = kernel.is_expensive()
+                && kernel
+                    .work_estimate(&input_shapes)
+                    .is_none_or(|w| w >= MIN_POOL_WORK);
             let constant = kernel
                 .const_tensor()
                 .filter(|t| node.output_dtypes() == [t.dtype()])
@@ -271,7 +286,120 @@ pub(crate) fn build_plan(
 
 #[cfg(test)]
 mod tests {
-    use super::has_independent_expensive;
+    use std::sync::{Arc, Once};
+
+    use weir_graph::registry::register_op;
+    use weir_graph::{
+        ArgType, AttrKind, DType, Graph, Kernel, OpContext, OpDef, Output, Result, Shape,
+    };
+
+    use super::{build_plan, has_independent_expensive, PlanKey};
+
+    /// A source of a given static shape, and an expensive product whose estimate is
+    /// rows(a) * cols(a) * cols(b), as MatMul's is.
+    fn register_test_ops() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            register_op(
+                OpDef::new("PlanTestSource")
+                    .output("y", ArgType::Fixed(DType::F32))
+                    .attr("shape", AttrKind::Shape, None)
+                    .shape_fn(|ctx| {
+                        let s: Shape = ctx.attr("shape")?;
+                        ctx.set_output(0, s);
+                        Ok(())
+                    }),
+            );
+            register_op(
+                OpDef::new("PlanTestProduct")
+                    .input("a", ArgType::Fixed(DType::F32))
+                    .input("b", ArgType::Fixed(DType::F32))
+                    .output("y", ArgType::Fixed(DType::F32))
+                    .shape_fn(|ctx| {
+                        ctx.set_output(0, Shape::unknown());
+                        Ok(())
+                    }),
+            );
+        });
+    }
+
+    struct Source;
+    impl Kernel for Source {
+        fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    struct Product;
+    impl Kernel for Product {
+        fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
+            Ok(())
+        }
+        fn is_expensive(&self) -> bool {
+            true
+        }
+        fn work_estimate(&self, inputs: &[Shape]) -> Option<u64> {
+            let (a, b) = (inputs[0].to_known()?, inputs[1].to_known()?);
+            Some((a[0] * a[1] * b[1]) as u64)
+        }
+    }
+
+    /// Whether a plan fetching two independent products of `a` and `b` runs them in parallel.
+    fn two_products_parallel(a: Shape, b: Shape) -> bool {
+        register_test_ops();
+        let g = Graph::new();
+        let source = |shape: Shape| -> Output {
+            g.new_operation("PlanTestSource")
+                .attr("shape", shape)
+                .build()
+                .unwrap()
+                .output(0)
+                .unwrap()
+        };
+        let (x, y) = (source(a), source(b));
+        let product = || -> Output {
+            g.new_operation("PlanTestProduct")
+                .input(&x)
+                .input(&y)
+                .build()
+                .unwrap()
+                .output(0)
+                .unwrap()
+        };
+        let (p, q) = (product(), product());
+        let key = PlanKey {
+            feeds: vec![],
+            fetches: vec![(p.node_id(), 0), (q.node_id(), 0)],
+            targets: vec![],
+        };
+        let plan = build_plan(&g, &key, true, |node| {
+            Ok(if node.op_type() == "PlanTestProduct" {
+                Arc::new(Product) as Arc<dyn Kernel>
+            } else {
+                Arc::new(Source)
+            })
+        })
+        .unwrap();
+        plan.parallel
+    }
+
+    #[test]
+    fn independent_small_products_run_inline_and_large_or_unknown_ones_in_parallel() {
+        // 128x128x10, as in a small network's backward pass: not worth a hand-off.
+        assert!(!two_products_parallel(
+            Shape::known(&[128, 128]),
+            Shape::known(&[128, 10])
+        ));
+        assert!(two_products_parallel(
+            Shape::known(&[1024, 1024]),
+            Shape::known(&[1024, 1024])
+        ));
+        // An unknown batch dimension: no estimate, so the products count as expensive.
+        assert!(two_products_parallel(
+            Shape::new(vec![None, Some(128)]),
+            Shape::known(&[128, 10])
+        ));
+    }
 
     #[test]
     fn a_chain_of_expensive_steps_runs_inline() {

@@ -328,6 +328,28 @@ impl Kernel for MatMulKernel {
     fn is_expensive(&self) -> bool {
         true
     }
+
+    fn work_estimate(&self, inputs: &[Shape]) -> Option<u64> {
+        let (a, b) = (inputs.first()?.to_known()?, inputs.get(1)?.to_known()?);
+        let (ra, rb) = (a.len().checked_sub(2)?, b.len().checked_sub(2)?);
+        let (m, k) = matrix_dims_of(&a[ra..], self.transpose_a);
+        let (_, n) = matrix_dims_of(&b[rb..], self.transpose_b);
+        // Batch dims broadcast: the larger operand's batch count is the product's.
+        let batch = a[..ra]
+            .iter()
+            .product::<usize>()
+            .max(b[..rb].iter().product());
+        Some((batch as u64) * (m as u64) * (k as u64) * (n as u64))
+    }
+}
+
+/// (rows, columns) of a 2-D matrix after the optional transpose.
+fn matrix_dims_of(d: &[usize], transpose: bool) -> (usize, usize) {
+    if transpose {
+        (d[1], d[0])
+    } else {
+        (d[0], d[1])
+    }
 }
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
@@ -372,6 +394,40 @@ pub(super) fn register() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn work_estimates_follow_the_transposes_and_batches() {
+        let k = |ta, tb, batched| MatMulKernel {
+            transpose_a: ta,
+            transpose_b: tb,
+            batched,
+        };
+        let s = |d: &[usize]| Shape::known(d);
+        // x[128,784] . W[784,128]
+        assert_eq!(
+            k(false, false, false).work_estimate(&[s(&[128, 784]), s(&[784, 128])]),
+            Some(128 * 784 * 128)
+        );
+        // x^T . d: x[128,784] transposed, d[128,10]
+        assert_eq!(
+            k(true, false, false).work_estimate(&[s(&[128, 784]), s(&[128, 10])]),
+            Some(784 * 128 * 10)
+        );
+        // d . W^T: d[128,10], W[128,10] transposed
+        assert_eq!(
+            k(false, true, false).work_estimate(&[s(&[128, 10]), s(&[128, 10])]),
+            Some(128 * 10 * 128)
+        );
+        // A batch of 6 broadcast against one matrix.
+        assert_eq!(
+            k(false, false, true).work_estimate(&[s(&[2, 3, 4, 5]), s(&[5, 7])]),
+            Some(6 * 4 * 5 * 7)
+        );
+        assert_eq!(
+            k(false, false, false).work_estimate(&[Shape::new(vec![None, Some(5)]), s(&[5, 7])]),
+            None
+        );
+    }
 
     #[test]
     fn integer_products_wrap() {
