@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape};
+use weir_graph::{AttrValue, DType, Error, Graph, InferenceContext, Kernel, Node, Result, Shape};
 
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]
@@ -67,6 +67,41 @@ pub(crate) struct PlanKey {
 /// 1,393 inline).
 const MIN_POOL_WORK: u64 = 1 << 20;
 
+/// The output shapes of `node` inferred again from `input_shapes`; empty when it has no shape
+/// function or the function fails (the static shapes then stand).
+fn refine_outputs(nodes: &[Arc<Node>], node: &Node, input_shapes: &[Shape]) -> Vec<Shape> {
+    let Some(f) = node.op_def().shape_fn else {
+        return Vec::new();
+    };
+    let input_dtypes = node
+        .inputs()
+        .iter()
+        .map(|&(m, j)| nodes[m].output_dtypes()[j])
+        .collect();
+    let input_consts = node
+        .inputs()
+        .iter()
+        .map(
+            |&(m, _)| match (nodes[m].op_type(), nodes[m].attr_value("value")) {
+                ("Const", Some(AttrValue::Tensor(t))) => Some(t.clone()),
+                _ => None,
+            },
+        )
+        .collect();
+    let mut ctx = InferenceContext::new(
+        node.op_type(),
+        input_dtypes,
+        input_shapes.to_vec(),
+        input_consts,
+        node.attrs(),
+        node.output_dtypes(),
+    );
+    match f(&mut ctx) {
+        Ok(()) => ctx.into_output_shapes(),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Whether two expensive steps could run at once: neither waits, directly or not, for the other.
 /// A chain of expensive steps (a softmax training step: matmul, then its gradient) gains nothing
 /// from the inter-op pool and pays a thread hand-off per step, so it runs inline.
@@ -106,10 +141,14 @@ fn has_independent_expensive(expensive: &[bool], deps_of: &[Vec<usize>]) -> bool
     false
 }
 
-/// Builds the plan for `key`, instantiating kernels through `kernel_for`.
+/// Builds the plan for `key`, instantiating kernels through `kernel_for`. `feed_shapes` are the
+/// shapes of the first run's fed values (in `key.feeds` order, or empty): they refine the static
+/// shapes the work estimates see, so a product downstream of a `[?, 784]` placeholder fed
+/// `[128, 784]` batches still knows its size.
 pub(crate) fn build_plan(
     graph: &Graph,
     key: &PlanKey,
+    feed_shapes: &[&[usize]],
     parallel_allowed: bool,
     mut kernel_for: impl FnMut(&Arc<Node>) -> Result<Arc<dyn Kernel>>,
 ) -> Result<Plan> {
@@ -182,6 +221,13 @@ pub(crate) fn build_plan(
         let fetched: HashSet<usize> = fetch_slots.iter().copied().collect();
         let mut steps: Vec<Step> = Vec::with_capacity(order.len());
         let mut deps_of: Vec<Vec<usize>> = Vec::with_capacity(order.len());
+        // Outputs whose shape the feeds made more specific than the static one.
+        let mut refined: HashMap<(usize, usize), Shape> = key
+            .feeds
+            .iter()
+            .zip(feed_shapes)
+            .map(|(&f, dims)| (f, Shape::known(dims)))
+            .collect();
         for &n in &order {
             let node = &nodes[n];
             let inputs = node
@@ -215,8 +261,23 @@ pub(crate) fn build_plan(
             let input_shapes: Vec<Shape> = node
                 .inputs()
                 .iter()
-                .map(|&(m, j)| nodes[m].output_shapes()[j].clone())
+                .map(|&(m, j)| {
+                    refined
+                        .get(&(m, j))
+                        .unwrap_or(&nodes[m].output_shapes()[j])
+                        .clone()
+                })
                 .collect();
+            if node.inputs().iter().any(|inp| refined.contains_key(inp)) {
+                for (i, s) in refine_outputs(nodes, node, &input_shapes)
+                    .into_iter()
+                    .enumerate()
+                {
+                    if !fed.contains(&(n, i)) && s != node.output_shapes()[i] {
+                        refined.insert((n, i), s);
+                    }
+                }
+            }
             let expensive = kernel.is_expensive()
                 && kernel
                     .work_estimate(&input_shapes)
@@ -311,6 +372,16 @@ mod tests {
                     }),
             );
             register_op(
+                OpDef::new("PlanTestPass")
+                    .input("x", ArgType::Fixed(DType::F32))
+                    .output("y", ArgType::Fixed(DType::F32))
+                    .shape_fn(|ctx| {
+                        let s = ctx.input_shape(0).clone();
+                        ctx.set_output(0, s);
+                        Ok(())
+                    }),
+            );
+            register_op(
                 OpDef::new("PlanTestProduct")
                     .input("a", ArgType::Fixed(DType::F32))
                     .input("b", ArgType::Fixed(DType::F32))
@@ -346,6 +417,11 @@ mod tests {
 
     /// Whether a plan fetching two independent products of `a` and `b` runs them in parallel.
     fn two_products_parallel(a: Shape, b: Shape) -> bool {
+        products_parallel(a, b, None)
+    }
+
+    /// The same, with `a` fed a value of shape `fed_a` when given.
+    fn products_parallel(a: Shape, b: Shape, fed_a: Option<&[usize]>) -> bool {
         register_test_ops();
         let g = Graph::new();
         let source = |shape: Shape| -> Output {
@@ -357,9 +433,18 @@ mod tests {
                 .unwrap()
         };
         let (x, y) = (source(a), source(b));
+        // The products see `x` through an op whose shape function passes it on, so a fed
+        // shape has to be carried through inference to reach them.
+        let passed = g
+            .new_operation("PlanTestPass")
+            .input(&x)
+            .build()
+            .unwrap()
+            .output(0)
+            .unwrap();
         let product = || -> Output {
             g.new_operation("PlanTestProduct")
-                .input(&x)
+                .input(&passed)
                 .input(&y)
                 .build()
                 .unwrap()
@@ -368,11 +453,12 @@ mod tests {
         };
         let (p, q) = (product(), product());
         let key = PlanKey {
-            feeds: vec![],
+            feeds: fed_a.map(|_| (x.node_id(), 0)).into_iter().collect(),
             fetches: vec![(p.node_id(), 0), (q.node_id(), 0)],
             targets: vec![],
         };
-        let plan = build_plan(&g, &key, true, |node| {
+        let feed_shapes: Vec<&[usize]> = fed_a.into_iter().collect();
+        let plan = build_plan(&g, &key, &feed_shapes, true, |node| {
             Ok(if node.op_type() == "PlanTestProduct" {
                 Arc::new(Product) as Arc<dyn Kernel>
             } else {
@@ -398,6 +484,15 @@ mod tests {
         assert!(two_products_parallel(
             Shape::new(vec![None, Some(128)]),
             Shape::known(&[128, 10])
+        ));
+        // Unless the run feeds it: the fed shape gives the estimate.
+        let unknown_batch = || Shape::new(vec![None, Some(128)]);
+        let b = || Shape::known(&[128, 10]);
+        assert!(!products_parallel(unknown_batch(), b(), Some(&[128, 128])));
+        assert!(products_parallel(
+            unknown_batch(),
+            b(),
+            Some(&[100_000, 128])
         ));
     }
 

@@ -167,7 +167,9 @@ impl SessionHandle {
             Some(p) => p,
             None => {
                 let key = self.key_of(args)?;
-                let p = self.plan_for(&key)?;
+                let feed_shapes: Vec<&[usize]> =
+                    args.feeds.iter().map(|(_, v)| v.shape()).collect();
+                let p = self.plan_for(&key, &feed_shapes)?;
                 args.remember_plan(self.inner.id, &p);
                 p
             }
@@ -328,7 +330,7 @@ impl SessionHandle {
         })
     }
 
-    fn plan_for(&self, key: &PlanKey) -> Result<Arc<Plan>> {
+    fn plan_for(&self, key: &PlanKey, feed_shapes: &[&[usize]]) -> Result<Arc<Plan>> {
         if let Some(p) = self.inner.plans.read().get(key) {
             return Ok(p.clone());
         }
@@ -336,6 +338,7 @@ impl SessionHandle {
         let plan = Arc::new(build_plan(
             &self.inner.graph,
             key,
+            feed_shapes,
             parallel_allowed,
             |node| self.kernel_for(node),
         )?);
