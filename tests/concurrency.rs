@@ -159,8 +159,8 @@ fn a_failing_branch_cancels_a_blocked_one() -> Result<()> {
     let a = constant(&g, Tensor::from_vec(&[2, 3], vec![1.0f32; 6])?)?;
     let p = placeholder(&g, DType::F32, Shape::unknown())?;
     let bad = matmul(&a, &p)?;
-    // Large enough (2^24 multiply-adds) that the plan counts it as worth the inter-op pool
-    // beside `bad`, so the run takes the parallel executor.
+    // Large enough (2^24 multiply-adds) to count as expensive: beside the blocking op, it
+    // makes the run take the parallel executor (`bad`'s product, fed 2x2, is tiny).
     let big = constant(&g, Tensor::from_vec(&[256, 256], vec![1.0f32; 256 * 256])?)?;
     let also = matmul(&big, &big)?;
     let sess = Session::with_options(&g, SessionOptions::default().inter_op_threads(2))?;

@@ -331,7 +331,12 @@ pub(crate) fn build_plan(
             .collect();
         let parallel = parallel_allowed
             && has_independent_expensive(
-                &steps.iter().map(|s| s.expensive).collect::<Vec<_>>(),
+                // A step that may block counts too: beside independent work, it must not hold
+                // up the rest of the run (a failing branch cancels it, as in TensorFlow).
+                &steps
+                    .iter()
+                    .map(|s| s.expensive || s.kernel.may_block())
+                    .collect::<Vec<_>>(),
                 &deps_of,
             );
         Ok(Plan {
@@ -392,6 +397,17 @@ mod tests {
                     }),
             );
         });
+    }
+
+    /// A source that may wait (a dequeue, a reader).
+    struct Wait;
+    impl Kernel for Wait {
+        fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
+            Ok(())
+        }
+        fn may_block(&self) -> bool {
+            true
+        }
     }
 
     struct Source;
@@ -467,6 +483,60 @@ mod tests {
         })
         .unwrap();
         plan.parallel
+    }
+
+    /// Whether a plan with a waiting source `w` and a product of `w`'s shape with itself runs
+    /// in parallel; `chained`: the product reads `w`, else two other sources.
+    fn waiting_plan_parallel(chained: bool) -> bool {
+        register_test_ops();
+        let g = Graph::new();
+        let source = || -> Output {
+            g.new_operation("PlanTestSource")
+                .attr("shape", Shape::known(&[1024, 1024]))
+                .build()
+                .unwrap()
+                .output(0)
+                .unwrap()
+        };
+        let w = source();
+        let (x, y) = if chained {
+            (w.clone(), w.clone())
+        } else {
+            (source(), source())
+        };
+        let p = g
+            .new_operation("PlanTestProduct")
+            .input(&x)
+            .input(&y)
+            .build()
+            .unwrap()
+            .output(0)
+            .unwrap();
+        let key = PlanKey {
+            feeds: vec![],
+            fetches: vec![(w.node_id(), 0), (p.node_id(), 0)],
+            targets: vec![],
+        };
+        let wait_node = w.node_id();
+        build_plan(&g, &key, &[], true, |node| {
+            Ok(if node.op_type() == "PlanTestProduct" {
+                Arc::new(Product) as Arc<dyn Kernel>
+            } else if node.id() == wait_node {
+                Arc::new(Wait)
+            } else {
+                Arc::new(Source)
+            })
+        })
+        .unwrap()
+        .parallel
+    }
+
+    #[test]
+    fn a_step_that_may_block_beside_independent_work_goes_parallel() {
+        // Inline, the wait would hold up the product (and a failure there could not cancel it).
+        assert!(waiting_plan_parallel(false));
+        // A product that needs the waiting step's output cannot run beside it anyway.
+        assert!(!waiting_plan_parallel(true));
     }
 
     #[test]
