@@ -10,7 +10,6 @@ use parking_lot::RwLock;
 
 use crate::attr::{AttrValue, Attrs};
 use crate::node::{Node, Operation, Output};
-use crate::op_def::InferenceContext;
 use crate::{registry, Error, Result, Tensor};
 
 /// TensorFlow's `GraphKeys`: the standard collection names, with TensorFlow's string values.
@@ -573,29 +572,18 @@ impl OpBuilder {
             .zip(&in_nodes)
             .map(|(o, n)| n.output_shapes[o.index].clone())
             .collect();
-        let input_consts: Vec<Option<Tensor>> = in_nodes
-            .iter()
-            .map(|n| match (n.op_type(), n.attrs.get("value")) {
-                ("Const", Some(AttrValue::Tensor(t))) => Some(t.clone()),
-                _ => None,
-            })
-            .collect();
+        let input_consts: Vec<Option<Tensor>> =
+            in_nodes.iter().map(|n| n.const_value().cloned()).collect();
         let output_dtypes = def.resolve(&input_dtypes, &mut attrs).map_err(fail)?;
-        let output_shapes = match def.shape_fn {
-            Some(f) => {
-                let mut ctx = InferenceContext::new(
-                    &op_type,
-                    input_dtypes,
-                    input_shapes,
-                    input_consts,
-                    &attrs,
-                    &output_dtypes,
-                );
-                f(&mut ctx).map_err(fail)?;
-                ctx.into_output_shapes()
-            }
-            None => vec![crate::Shape::unknown(); output_dtypes.len()],
-        };
+        let output_shapes = def
+            .infer_output_shapes(
+                input_dtypes,
+                input_shapes,
+                input_consts,
+                &attrs,
+                &output_dtypes,
+            )
+            .map_err(fail)?;
         let mut control: Vec<usize> = control_inputs.iter().map(|c| c.id).collect();
         for deps in &st.control_deps {
             control.extend(deps.iter().copied());

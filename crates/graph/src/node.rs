@@ -65,6 +65,14 @@ impl Node {
         self.attrs.get(name)
     }
 
+    /// The value of a `Const` node, which shape functions may read from their inputs.
+    pub fn const_value(&self) -> Option<&crate::Tensor> {
+        match (self.op_type(), self.attrs.get("value")) {
+            ("Const", Some(AttrValue::Tensor(t))) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The dtypes of the outputs.
     pub fn output_dtypes(&self) -> &[DType] {
         &self.output_dtypes

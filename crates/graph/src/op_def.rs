@@ -198,6 +198,32 @@ impl OpDef {
         self.attrs.iter().find(|a| a.name == name)
     }
 
+    /// The output shapes of a node of this op with these inputs and attrs, by the op's shape
+    /// function (all unknown when it has none). Graph building runs it once per node; a
+    /// session runs it again when fed values make the input shapes more specific.
+    pub fn infer_output_shapes(
+        &self,
+        input_dtypes: Vec<DType>,
+        input_shapes: Vec<Shape>,
+        input_consts: Vec<Option<Tensor>>,
+        attrs: &Attrs,
+        output_dtypes: &[DType],
+    ) -> Result<Vec<Shape>> {
+        let Some(f) = self.shape_fn else {
+            return Ok(vec![Shape::unknown(); output_dtypes.len()]);
+        };
+        let mut ctx = InferenceContext::new(
+            &self.name,
+            input_dtypes,
+            input_shapes,
+            input_consts,
+            attrs,
+            output_dtypes,
+        );
+        f(&mut ctx)?;
+        Ok(ctx.into_output_shapes())
+    }
+
     /// Checks `input_types` against the signature, infers type and count attrs that the node did
     /// not set, fills defaults, and returns the output dtypes.
     pub fn resolve(&self, input_types: &[DType], attrs: &mut Attrs) -> Result<Vec<DType>> {

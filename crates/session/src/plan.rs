@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use weir_graph::{AttrValue, DType, Error, Graph, InferenceContext, Kernel, Node, Result, Shape};
+use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape};
 
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]
@@ -67,12 +67,9 @@ pub(crate) struct PlanKey {
 /// 1,393 inline).
 const MIN_POOL_WORK: u64 = 1 << 20;
 
-/// The output shapes of `node` inferred again from `input_shapes`; empty when it has no shape
-/// function or the function fails (the static shapes then stand).
+/// The output shapes of `node` inferred again from `input_shapes`; empty when its shape
+/// function fails (the static shapes then stand: the run reports the real error).
 fn refine_outputs(nodes: &[Arc<Node>], node: &Node, input_shapes: &[Shape]) -> Vec<Shape> {
-    let Some(f) = node.op_def().shape_fn else {
-        return Vec::new();
-    };
     let input_dtypes = node
         .inputs()
         .iter()
@@ -81,25 +78,17 @@ fn refine_outputs(nodes: &[Arc<Node>], node: &Node, input_shapes: &[Shape]) -> V
     let input_consts = node
         .inputs()
         .iter()
-        .map(
-            |&(m, _)| match (nodes[m].op_type(), nodes[m].attr_value("value")) {
-                ("Const", Some(AttrValue::Tensor(t))) => Some(t.clone()),
-                _ => None,
-            },
-        )
+        .map(|&(m, _)| nodes[m].const_value().cloned())
         .collect();
-    let mut ctx = InferenceContext::new(
-        node.op_type(),
-        input_dtypes,
-        input_shapes.to_vec(),
-        input_consts,
-        node.attrs(),
-        node.output_dtypes(),
-    );
-    match f(&mut ctx) {
-        Ok(()) => ctx.into_output_shapes(),
-        Err(_) => Vec::new(),
-    }
+    node.op_def()
+        .infer_output_shapes(
+            input_dtypes,
+            input_shapes.to_vec(),
+            input_consts,
+            node.attrs(),
+            node.output_dtypes(),
+        )
+        .unwrap_or_default()
 }
 
 /// Whether two expensive steps could run at once: neither waits, directly or not, for the other.
@@ -431,6 +420,34 @@ mod tests {
         }
     }
 
+    /// The first output of a test node.
+    fn out(b: weir_graph::OpBuilder) -> Output {
+        b.build().unwrap().output(0).unwrap()
+    }
+
+    fn source(g: &Graph, shape: Shape) -> Output {
+        out(g.new_operation("PlanTestSource").attr("shape", shape))
+    }
+
+    fn product(g: &Graph, a: &Output, b: &Output) -> Output {
+        out(g.new_operation("PlanTestProduct").input(a).input(b))
+    }
+
+    /// Whether the plan for `key` runs in parallel; `wait` is the node whose kernel may block.
+    fn plan_parallel(g: &Graph, key: &PlanKey, feed_shapes: &[&[usize]], wait: usize) -> bool {
+        build_plan(g, key, feed_shapes, true, |node| {
+            Ok(if node.op_type() == "PlanTestProduct" {
+                Arc::new(Product) as Arc<dyn Kernel>
+            } else if node.id() == wait {
+                Arc::new(Wait)
+            } else {
+                Arc::new(Source)
+            })
+        })
+        .unwrap()
+        .parallel
+    }
+
     /// Whether a plan fetching two independent products of `a` and `b` runs them in parallel.
     fn two_products_parallel(a: Shape, b: Shape) -> bool {
         products_parallel(a, b, None)
@@ -440,49 +457,18 @@ mod tests {
     fn products_parallel(a: Shape, b: Shape, fed_a: Option<&[usize]>) -> bool {
         register_test_ops();
         let g = Graph::new();
-        let source = |shape: Shape| -> Output {
-            g.new_operation("PlanTestSource")
-                .attr("shape", shape)
-                .build()
-                .unwrap()
-                .output(0)
-                .unwrap()
-        };
-        let (x, y) = (source(a), source(b));
+        let (x, y) = (source(&g, a), source(&g, b));
         // The products see `x` through an op whose shape function passes it on, so a fed
         // shape has to be carried through inference to reach them.
-        let passed = g
-            .new_operation("PlanTestPass")
-            .input(&x)
-            .build()
-            .unwrap()
-            .output(0)
-            .unwrap();
-        let product = || -> Output {
-            g.new_operation("PlanTestProduct")
-                .input(&passed)
-                .input(&y)
-                .build()
-                .unwrap()
-                .output(0)
-                .unwrap()
-        };
-        let (p, q) = (product(), product());
+        let passed = out(g.new_operation("PlanTestPass").input(&x));
+        let (p, q) = (product(&g, &passed, &y), product(&g, &passed, &y));
         let key = PlanKey {
             feeds: fed_a.map(|_| (x.node_id(), 0)).into_iter().collect(),
             fetches: vec![(p.node_id(), 0), (q.node_id(), 0)],
             targets: vec![],
         };
         let feed_shapes: Vec<&[usize]> = fed_a.into_iter().collect();
-        let plan = build_plan(&g, &key, &feed_shapes, true, |node| {
-            Ok(if node.op_type() == "PlanTestProduct" {
-                Arc::new(Product) as Arc<dyn Kernel>
-            } else {
-                Arc::new(Source)
-            })
-        })
-        .unwrap();
-        plan.parallel
+        plan_parallel(&g, &key, &feed_shapes, usize::MAX)
     }
 
     /// Whether a plan with a waiting source `w` and a product of `w`'s shape with itself runs
@@ -490,45 +476,19 @@ mod tests {
     fn waiting_plan_parallel(chained: bool) -> bool {
         register_test_ops();
         let g = Graph::new();
-        let source = || -> Output {
-            g.new_operation("PlanTestSource")
-                .attr("shape", Shape::known(&[1024, 1024]))
-                .build()
-                .unwrap()
-                .output(0)
-                .unwrap()
-        };
-        let w = source();
-        let (x, y) = if chained {
-            (w.clone(), w.clone())
+        let big = || Shape::known(&[1024, 1024]);
+        let w = source(&g, big());
+        let p = if chained {
+            product(&g, &w, &w)
         } else {
-            (source(), source())
+            product(&g, &source(&g, big()), &source(&g, big()))
         };
-        let p = g
-            .new_operation("PlanTestProduct")
-            .input(&x)
-            .input(&y)
-            .build()
-            .unwrap()
-            .output(0)
-            .unwrap();
         let key = PlanKey {
             feeds: vec![],
             fetches: vec![(w.node_id(), 0), (p.node_id(), 0)],
             targets: vec![],
         };
-        let wait_node = w.node_id();
-        build_plan(&g, &key, &[], true, |node| {
-            Ok(if node.op_type() == "PlanTestProduct" {
-                Arc::new(Product) as Arc<dyn Kernel>
-            } else if node.id() == wait_node {
-                Arc::new(Wait)
-            } else {
-                Arc::new(Source)
-            })
-        })
-        .unwrap()
-        .parallel
+        plan_parallel(&g, &key, &[], w.node_id())
     }
 
     #[test]

@@ -330,25 +330,16 @@ impl Kernel for MatMulKernel {
     }
 
     fn work_estimate(&self, inputs: &[Shape]) -> Option<u64> {
-        let (a, b) = (inputs.first()?.to_known()?, inputs.get(1)?.to_known()?);
-        let (ra, rb) = (a.len().checked_sub(2)?, b.len().checked_sub(2)?);
-        let (m, k) = matrix_dims_of(&a[ra..], self.transpose_a);
-        let (_, n) = matrix_dims_of(&b[rb..], self.transpose_b);
+        let (a, b) = (inputs.first()?, inputs.get(1)?);
+        let (m, k) = matrix_dims(a, self.transpose_a);
+        let (_, n) = matrix_dims(b, self.transpose_b);
         // Batch dims broadcast: the larger operand's batch count is the product's.
-        let batch = a[..ra]
-            .iter()
-            .product::<usize>()
-            .max(b[..rb].iter().product());
-        Some((batch as u64) * (m as u64) * (k as u64) * (n as u64))
-    }
-}
-
-/// (rows, columns) of a 2-D matrix after the optional transpose.
-fn matrix_dims_of(d: &[usize], transpose: bool) -> (usize, usize) {
-    if transpose {
-        (d[1], d[0])
-    } else {
-        (d[0], d[1])
+        let batch = |s: &Shape| -> Option<usize> {
+            let d = s.dims()?;
+            d[..d.len().checked_sub(2)?].iter().copied().product()
+        };
+        let batch = batch(a)?.max(batch(b)?);
+        Some([batch, m?, k?, n?].iter().map(|&d| d as u64).product())
     }
 }
 
