@@ -1,39 +1,11 @@
-//! The CSV engine behind `DecodeCSV`, usable without a graph: field splitting with
-//! TensorFlow's RFC 4180 rules, and typed column conversion straight into the output vectors.
-//!
-//! Records are split in chunks; each chunk's fields are recorded as spans of their record, then
-//! every column converts its chunk in one typed loop. String fields are slices of the record
-//! ([`Bytes::slice`]), copied only when a quoted field holds doubled quotes.
+//! Splitting a record into fields by TensorFlow's RFC 4180 rules (its `ExtractFields`). Fields
+//! are kept as spans of their record, so a string field can later be a slice of it.
 
 use bytes::Bytes;
 use smallvec::SmallVec;
-use weir_graph::{DType, Error, Result, Tensor, TensorType};
+use weir_graph::{Error, Result};
 
-use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
-
-/// The options of `tf.io.decode_csv` besides the records and defaults.
-#[derive(Clone, Debug)]
-pub struct CsvOptions {
-    /// The one-byte field delimiter (`field_delim`, default `,`).
-    pub field_delim: u8,
-    /// Whether `"` quotes fields (RFC 4180); if false quotes are ordinary bytes.
-    pub use_quote_delim: bool,
-    /// A field equal to this (besides the empty field) takes the column default.
-    pub na_value: Vec<u8>,
-    /// The columns to keep, strictly increasing; empty keeps every column.
-    pub select_cols: Vec<usize>,
-}
-
-impl Default for CsvOptions {
-    fn default() -> Self {
-        CsvOptions {
-            field_delim: b',',
-            use_quote_delim: true,
-            na_value: Vec::new(),
-            select_cols: Vec::new(),
-        }
-    }
-}
+use super::CsvOptions;
 
 /// One field of a record: `record[start..end]`, with doubled quotes still in it if `escaped`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,7 +16,7 @@ pub(crate) struct Span {
 }
 
 impl Span {
-    fn is_empty(self) -> bool {
+    pub(super) fn is_empty(self) -> bool {
         self.start == self.end
     }
 }
@@ -238,7 +210,7 @@ fn plain_span(start: usize, end: usize) -> Span {
 }
 
 /// The content of a field: the slice itself, or (rarely) a copy without the doubled quotes.
-pub(super) fn field_bytes(rec: &Bytes, s: Span) -> Bytes {
+pub(crate) fn field_bytes(rec: &Bytes, s: Span) -> Bytes {
     let raw = rec.slice(s.start as usize..s.end as usize);
     if !s.escaped {
         return raw;
@@ -258,7 +230,7 @@ fn unescape(raw: &[u8]) -> Vec<u8> {
 }
 
 /// The field's text for messages and na_value comparison.
-fn field_text(rec: &[u8], s: Span) -> std::borrow::Cow<'_, [u8]> {
+pub(super) fn field_text(rec: &[u8], s: Span) -> std::borrow::Cow<'_, [u8]> {
     let text = raw(rec, s);
     if s.escaped {
         std::borrow::Cow::Owned(unescape(text))
@@ -270,88 +242,9 @@ fn field_text(rec: &[u8], s: Span) -> std::borrow::Cow<'_, [u8]> {
 /// The fields of the records of one chunk; a single record's stay inline.
 pub(crate) type Spans = SmallVec<[Span; 32]>;
 
-/// One output column: its values so far and its default (`None` = required).
-enum Column {
-    I32(Vec<i32>, Option<i32>),
-    I64(Vec<i64>, Option<i64>),
-    F32(Vec<f32>, Option<f32>),
-    F64(Vec<f64>, Option<f64>),
-    Str(Vec<Bytes>, Option<Bytes>),
-}
-
-fn default_of<T: TensorType>(t: &Tensor, n: usize) -> Result<(Vec<T>, Option<T>)> {
-    let d = t.as_slice::<T>()?.first().cloned();
-    Ok((Vec::with_capacity(n), d))
-}
-
-impl Column {
-    fn new(default: &Tensor, n: usize, f: usize) -> Result<Column> {
-        Ok(match default.dtype() {
-            DType::I32 => {
-                let (v, d) = default_of(default, n)?;
-                Column::I32(v, d)
-            }
-            DType::I64 => {
-                let (v, d) = default_of(default, n)?;
-                Column::I64(v, d)
-            }
-            DType::F32 => {
-                let (v, d) = default_of(default, n)?;
-                Column::F32(v, d)
-            }
-            DType::F64 => {
-                let (v, d) = default_of(default, n)?;
-                Column::F64(v, d)
-            }
-            DType::String => {
-                let (v, d) = default_of(default, n)?;
-                Column::Str(v, d)
-            }
-            dt => return Err(unsupported(dt, f)),
-        })
-    }
-
-    fn into_tensor(self, shape: &[usize]) -> Result<Tensor> {
-        match self {
-            Column::I32(v, _) => Tensor::from_vec(shape, v),
-            Column::I64(v, _) => Tensor::from_vec(shape, v),
-            Column::F32(v, _) => Tensor::from_vec(shape, v),
-            Column::F64(v, _) => Tensor::from_vec(shape, v),
-            Column::Str(v, _) => Tensor::from_vec(shape, v),
-        }
-    }
-}
-
-/// What a column conversion needs to see of a chunk.
-struct Chunk<'a> {
-    records: &'a [Bytes],
-    /// Record index of the chunk's first row.
-    first: usize,
-    rows: usize,
-    spans: &'a [Span],
-    ncols: usize,
-    na: &'a [u8],
-}
-
-impl Chunk<'_> {
-    #[inline]
-    fn field(&self, row: usize, col: usize) -> (&Bytes, Span) {
-        (
-            &self.records[self.first + row],
-            self.spans[row * self.ncols + col],
-        )
-    }
-
-    /// Whether the field takes the default: empty, or equal to na_value.
-    #[inline]
-    fn is_missing(&self, rec: &[u8], s: Span) -> bool {
-        is_missing(self.na, rec, s)
-    }
-}
-
 /// Whether field `s` of `rec` takes the default: empty, or equal to `na` (when set).
 #[inline]
-pub(super) fn is_missing(na: &[u8], rec: &[u8], s: Span) -> bool {
+pub(crate) fn is_missing(na: &[u8], rec: &[u8], s: Span) -> bool {
     if s.is_empty() {
         return true;
     }
@@ -366,7 +259,7 @@ pub(super) fn is_missing(na: &[u8], rec: &[u8], s: Span) -> bool {
 
 /// Appends the `ncols` fields of record number `index` to `spans`; errors in TensorFlow's
 /// words for a record too long to index, bad quoting, or a wrong field count.
-pub(super) fn split_record(
+pub(crate) fn split_record(
     splitter: &Splitter<'_>,
     rec: &[u8],
     index: usize,
@@ -392,195 +285,9 @@ pub(super) fn split_record(
     Ok(())
 }
 
-/// The error for a record default of a dtype decode_csv cannot produce.
-pub(super) fn unsupported(dt: DType, f: usize) -> Error {
-    Error::invalid_argument(format!("csv: data type {dt} not supported in field {f}"))
-}
-
 /// The raw text of field `s` (no unescaping).
-pub(super) fn raw(rec: &[u8], s: Span) -> &[u8] {
+pub(crate) fn raw(rec: &[u8], s: Span) -> &[u8] {
     &rec[s.start as usize..s.end as usize]
-}
-
-pub(super) fn missing(col: usize, record: usize) -> Error {
-    Error::invalid_argument(format!(
-        "Field {col} is required but missing in record {record}!"
-    ))
-}
-
-pub(super) fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span) -> Error {
-    Error::invalid_argument(format!(
-        "Field {col} in record {record} is not a valid {kind}: {}",
-        String::from_utf8_lossy(&field_text(rec, s))
-    ))
-}
-
-/// Converts column `col` of `chunk` with `parse`; on failure, the chunk row and the error.
-#[inline]
-fn convert<T: Clone>(
-    out: &mut Vec<T>,
-    default: &Option<T>,
-    chunk: &Chunk<'_>,
-    col: usize,
-    kind: &str,
-    parse: impl Fn(&[u8]) -> Option<T>,
-) -> std::result::Result<(), (usize, Error)> {
-    // Without na_value, only an empty field is missing: the check stays out of the loop.
-    let no_na = chunk.na.is_empty();
-    for row in 0..chunk.rows {
-        let (rec, s) = chunk.field(row, col);
-        let v = if (no_na && s.is_empty()) || (!no_na && chunk.is_missing(rec, s)) {
-            match default {
-                Some(d) => d.clone(),
-                None => return Err((row, missing(col, chunk.first + row))),
-            }
-        } else {
-            match parse(raw(rec, s)) {
-                Some(v) => v,
-                None => return Err((row, invalid(col, chunk.first + row, kind, rec, s))),
-            }
-        };
-        out.push(v);
-    }
-    Ok(())
-}
-
-impl Column {
-    fn convert_chunk(
-        &mut self,
-        chunk: &Chunk<'_>,
-        col: usize,
-    ) -> std::result::Result<(), (usize, Error)> {
-        match self {
-            Column::I32(out, d) => convert(out, d, chunk, col, "int32", parse_i32),
-            Column::I64(out, d) => convert(out, d, chunk, col, "int64", parse_i64),
-            Column::F32(out, d) => convert(out, d, chunk, col, "float", parse_f32),
-            Column::F64(out, d) => convert(out, d, chunk, col, "double", parse_f64),
-            Column::Str(out, d) => {
-                for row in 0..chunk.rows {
-                    let (rec, s) = chunk.field(row, col);
-                    if chunk.is_missing(rec, s) {
-                        match d {
-                            Some(d) => out.push(d.clone()),
-                            None => return Err((row, missing(col, chunk.first + row))),
-                        }
-                    } else {
-                        out.push(field_bytes(rec, s));
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-const CHUNK_ROWS: usize = 256;
-
-/// Checks the run-time defaults the way the `DecodeCSV` kernel does.
-pub(crate) fn check_defaults(defaults: &[Tensor]) -> Result<()> {
-    for (i, d) in defaults.iter().enumerate() {
-        if d.rank() > 1 {
-            return Err(Error::invalid_argument(
-                "Each record default should be at most rank 1",
-            ));
-        }
-        if d.num_elements() >= 2 {
-            return Err(Error::invalid_argument(format!(
-                "There should only be 1 default per field but field {i} has {}",
-                d.num_elements()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Decodes string `records` (any shape) into one tensor per default, each of the records'
-/// shape: what the `DecodeCSV` kernel computes for `tf.io.decode_csv`.
-///
-/// ```
-/// use weir_graph::Tensor;
-/// use weir_ops::parsing::{decode_csv_tensors, CsvOptions};
-/// let out = decode_csv_tensors(
-///     &Tensor::from(vec!["1,2.5,abc", "3,,x"]),
-///     &[Tensor::from(vec![0i32]), Tensor::from(vec![0.0f32]), Tensor::from(vec![""])],
-///     &CsvOptions::default(),
-/// )?;
-/// assert_eq!(out[0].to_vec::<i32>()?, vec![1, 3]);
-/// assert_eq!(out[1].to_vec::<f32>()?, vec![2.5, 0.0]);
-/// assert_eq!(out[2].to_strings()?, vec!["abc", "x"]);
-/// # Ok::<(), weir_graph::Error>(())
-/// ```
-pub fn decode_csv_tensors(
-    records: &Tensor,
-    defaults: &[Tensor],
-    opts: &CsvOptions,
-) -> Result<Vec<Tensor>> {
-    if !opts.select_cols.is_empty() && opts.select_cols.len() != defaults.len() {
-        return Err(Error::invalid_argument(
-            "select_cols should match output size",
-        ));
-    }
-    if opts.select_cols.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(Error::invalid_argument(
-            "select_cols should be strictly increasing indices",
-        ));
-    }
-    check_defaults(defaults)?;
-    let recs = records.as_slice::<Bytes>()?;
-    if let [one] = recs {
-        return super::csv_record::decode_one(one, records.shape(), defaults, opts);
-    }
-    let n = recs.len();
-    let ncols = defaults.len();
-    let mut columns = defaults
-        .iter()
-        .enumerate()
-        .map(|(f, d)| Column::new(d, n, f))
-        .collect::<Result<Vec<_>>>()?;
-    let splitter = Splitter::new(opts);
-    let mut spans = Spans::with_capacity(CHUNK_ROWS.min(n.max(1)) * ncols + 1);
-    let mut first = 0usize;
-    while first < n {
-        let end = (first + CHUNK_ROWS).min(n);
-        spans.clear();
-        let mut split_error = None;
-        let mut rows = 0usize;
-        for (r, rec) in recs[first..end].iter().enumerate() {
-            if let Err(e) = split_record(&splitter, rec, first + r, ncols, &mut spans) {
-                split_error = Some(e);
-                break;
-            }
-            rows += 1;
-        }
-        let chunk = Chunk {
-            records: recs,
-            first,
-            rows,
-            spans: &spans,
-            ncols,
-            na: &opts.na_value,
-        };
-        // TensorFlow stops at the first bad field in record order: the earliest (row, column).
-        let mut first_error: Option<(usize, usize, Error)> = None;
-        for (c, col) in columns.iter_mut().enumerate() {
-            if let Err((row, e)) = col.convert_chunk(&chunk, c) {
-                if first_error.as_ref().is_none_or(|(r, _, _)| row < *r) {
-                    first_error = Some((row, c, e));
-                }
-            }
-        }
-        if let Some((_, _, e)) = first_error {
-            return Err(e);
-        }
-        if let Some(e) = split_error {
-            return Err(e);
-        }
-        first = end;
-    }
-    columns
-        .into_iter()
-        .map(|c| c.into_tensor(records.shape()))
-        .collect()
 }
 
 #[cfg(test)]
@@ -668,49 +375,5 @@ mod tests {
         assert_eq!(fields("1,2,3,4,5", &sel).unwrap(), vec!["2", "4"]);
         assert_eq!(fields("1,2", &sel).unwrap(), vec!["2"]);
         assert_eq!(fields("1,2,3,", &sel).unwrap(), vec!["2", ""]);
-    }
-
-    #[test]
-    fn converts_columns_and_reports_first_error_in_record_order() {
-        let o = CsvOptions::default();
-        let defaults = [Tensor::from(vec![0i32]), Tensor::from(Vec::<i64>::new())];
-        let e = decode_csv_tensors(&Tensor::from(vec!["1,x", "y,2"]), &defaults, &o).unwrap_err();
-        assert_eq!(e.message(), "Field 1 in record 0 is not a valid int64: x");
-        let e =
-            decode_csv_tensors(&Tensor::from(vec!["1,2", "1,", "1"]), &defaults, &o).unwrap_err();
-        assert_eq!(e.message(), "Field 1 is required but missing in record 1!");
-        let e = decode_csv_tensors(&Tensor::from(vec!["1,2", "3"]), &defaults, &o).unwrap_err();
-        assert_eq!(e.message(), "Expect 2 fields but have 1 in record 1");
-        let e = decode_csv_tensors(&Tensor::from(vec!["x,2", "3"]), &defaults, &o).unwrap_err();
-        assert_eq!(e.message(), "Field 0 in record 0 is not a valid int32: x");
-    }
-
-    #[test]
-    fn errors_across_chunks_keep_record_order() {
-        let mut recs: Vec<String> = (0..600).map(|i| format!("{i}")).collect();
-        recs[300] = "bad".into();
-        recs[599] = "1,2".into();
-        let t = Tensor::from(recs);
-        let e = decode_csv_tensors(&t, &[Tensor::from(vec![0i64])], &CsvOptions::default())
-            .unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Field 0 in record 300 is not a valid int64: bad"
-        );
-    }
-
-    #[test]
-    fn string_fields_share_the_record_buffer() {
-        let rec = Bytes::from_static(b"abc,def");
-        let t = Tensor::from(vec![rec.clone()]);
-        let out = decode_csv_tensors(
-            &t,
-            &[Tensor::from(vec![""]), Tensor::from(vec![""])],
-            &CsvOptions::default(),
-        )
-        .unwrap();
-        let s = &out[1].as_slice::<Bytes>().unwrap()[0];
-        assert_eq!(&s[..], b"def");
-        assert_eq!(s.as_ptr(), rec[4..].as_ptr());
     }
 }
