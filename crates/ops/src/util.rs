@@ -21,10 +21,13 @@ pub(crate) fn same_graph<'a>(inputs: &[&'a Output]) -> Result<&'a weir_graph::Gr
 
 /// Runs `f` compiled for the widest vector instructions this CPU has (AVX-512 or AVX2, found at
 /// run time), so the plain elementwise loops inside it vectorize 8 or 16 lanes wide instead of
-/// the 4 of the portable x86-64 baseline. `f` is inlined into each variant; other CPUs run it
-/// as compiled.
+/// the 4 of the portable x86-64 baseline. Other CPUs run it as compiled.
+///
+/// Only code inlined into `f`'s variants gets the wide instructions, and the compiler declines
+/// to inline a large closure body: keep closures to one loop, or pass a struct whose
+/// `NullaryFnOnce::call` is `#[inline(always)]` (as the narrow products do).
 #[inline(always)]
-pub(crate) fn vectorized<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn vectorized<R>(f: impl pulp::NullaryFnOnce<Output = R>) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         if let Some(v4) = pulp::x86::V4::try_new() {
@@ -34,5 +37,5 @@ pub(crate) fn vectorized<R>(f: impl FnOnce() -> R) -> R {
             return v3.vectorize(f);
         }
     }
-    f()
+    f.call()
 }

@@ -12,6 +12,7 @@ mod binary;
 mod cast;
 mod compare;
 mod matmul;
+mod matmul_narrow;
 mod misc;
 mod reduce;
 mod reduce_engine;

@@ -16,6 +16,7 @@ use weir_graph::{
 
 use crate::nn::{match_float, NnFloat};
 use crate::state::{Variable, VariableResource};
+use crate::util::vectorized;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rule {
@@ -80,45 +81,65 @@ impl Rule {
 }
 
 /// Applies `rule` to the slices `v` (variable, then slots in TensorFlow's order) with scalars
-/// `s` (in the layout's order) and gradient `g`.
-// Inlined so that `vectorized` compiles its loops for the wide vector units.
-#[inline(always)]
-fn update<T: NnFloat>(rule: Rule, v: &mut [&mut [T]], s: &[T], g: &[T]) {
+/// `s` (in the layout's order) and gradient `g`; `wide` runs the loops compiled for the widest
+/// vector units (tests compare it with the baseline build).
+// `vectorized` wraps each loop alone: a closure holding the whole match is too large to be
+// inlined into the wide-vector variants, and its loops would run 4 lanes wide.
+fn update<T: NnFloat>(rule: Rule, v: &mut [&mut [T]], s: &[T], g: &[T], wide: bool) {
+    macro_rules! each {
+        ($body:block) => {
+            if wide {
+                vectorized(|| $body)
+            } else {
+                $body
+            }
+        };
+    }
     let one = T::ONE;
     match (rule, v) {
         (Rule::GradientDescent, [var]) => {
             let lr = s[0];
-            for (x, &g) in var.iter_mut().zip(g) {
-                *x = *x - g * lr;
-            }
+            each!({
+                for (x, &g) in var.iter_mut().zip(g) {
+                    *x = *x - g * lr;
+                }
+            });
         }
         (Rule::Momentum { nesterov }, [var, accum]) => {
             let (lr, momentum) = (s[0], s[1]);
-            for ((x, a), &g) in var.iter_mut().zip(accum.iter_mut()).zip(g) {
-                *a = *a * momentum + g;
-                *x = if nesterov {
-                    *x - (g * lr + *a * momentum * lr)
-                } else {
-                    *x - *a * lr
-                };
-            }
+            each!({
+                for ((x, a), &g) in var.iter_mut().zip(accum.iter_mut()).zip(g) {
+                    *a = *a * momentum + g;
+                    *x = if nesterov {
+                        *x - (g * lr + *a * momentum * lr)
+                    } else {
+                        *x - *a * lr
+                    };
+                }
+            });
         }
         (Rule::Adagrad { update_slots }, [var, accum]) => {
             let lr = s[0];
-            for ((x, a), &g) in var.iter_mut().zip(accum.iter_mut()).zip(g) {
-                if update_slots {
-                    *a = *a + g * g;
+            each!({
+                for ((x, a), &g) in var.iter_mut().zip(accum.iter_mut()).zip(g) {
+                    if update_slots {
+                        *a = *a + g * g;
+                    }
+                    *x = *x - g * lr * (one / a.sqrt());
                 }
-                *x = *x - g * lr * (one / a.sqrt());
-            }
+            });
         }
         (Rule::RmsProp, [var, ms, mom]) => {
             let (lr, rho, momentum, eps) = (s[0], s[1], s[2], s[3]);
-            for (((x, m), p), &g) in var.iter_mut().zip(ms.iter_mut()).zip(mom.iter_mut()).zip(g) {
-                *m = *m + (g * g - *m) * (one - rho);
-                *p = *p * momentum + (g * lr) / (*m + eps).sqrt();
-                *x = *x - *p;
-            }
+            each!({
+                for (((x, m), p), &g) in
+                    var.iter_mut().zip(ms.iter_mut()).zip(mom.iter_mut()).zip(g)
+                {
+                    *m = *m + (g * g - *m) * (one - rho);
+                    *p = *p * momentum + (g * lr) / (*m + eps).sqrt();
+                    *x = *x - *p;
+                }
+            });
         }
         (Rule::CenteredRmsProp, [var, mg, ms, mom]) => {
             let (lr, rho, momentum, eps) = (s[0], s[1], s[2], s[3]);
@@ -127,26 +148,30 @@ fn update<T: NnFloat>(rule: Rule, v: &mut [&mut [T]], s: &[T], g: &[T]) {
                 .zip(mg.iter_mut())
                 .zip(ms.iter_mut())
                 .zip(mom.iter_mut());
-            for ((((x, a), m), p), &g) in it.zip(g) {
-                *m = *m + (g * g - *m) * (one - rho);
-                *a = *a + (g - *a) * (one - rho);
-                let denom = (*m - *a * *a) + eps;
-                *p = *p * momentum + (g * lr) / denom.sqrt();
-                *x = *x - *p;
-            }
+            each!({
+                for ((((x, a), m), p), &g) in it.zip(g) {
+                    *m = *m + (g * g - *m) * (one - rho);
+                    *a = *a + (g - *a) * (one - rho);
+                    let denom = (*m - *a * *a) + eps;
+                    *p = *p * momentum + (g * lr) / denom.sqrt();
+                    *x = *x - *p;
+                }
+            });
         }
         (Rule::Adam { nesterov }, [var, m, v]) => {
             let (b1p, b2p, lr, b1, b2, eps) = (s[0], s[1], s[2], s[3], s[4], s[5]);
             let alpha = lr * (one - b2p).sqrt() / (one - b1p);
-            for (((x, m), v), &g) in var.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
-                *m = *m + (g - *m) * (one - b1);
-                *v = *v + (g * g - *v) * (one - b2);
-                *x = if nesterov {
-                    *x - ((g * (one - b1) + b1 * *m) * alpha) / (v.sqrt() + eps)
-                } else {
-                    *x - (*m * alpha) / (v.sqrt() + eps)
-                };
-            }
+            each!({
+                for (((x, m), v), &g) in var.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
+                    *m = *m + (g - *m) * (one - b1);
+                    *v = *v + (g * g - *v) * (one - b2);
+                    *x = if nesterov {
+                        *x - ((g * (one - b1) + b1 * *m) * alpha) / (v.sqrt() + eps)
+                    } else {
+                        *x - (*m * alpha) / (v.sqrt() + eps)
+                    };
+                }
+            });
         }
         _ => {}
     }
@@ -213,7 +238,7 @@ fn run<T: NnFloat>(
         .iter_mut()
         .map(|t| t.as_slice_mut::<T>())
         .collect::<Result<Vec<&mut [T]>>>()?;
-    crate::util::vectorized(|| update(rule, &mut slices, &scalars, g));
+    update(rule, &mut slices, &scalars, g, true);
     drop(slices);
     Ok(values[0].clone())
 }
@@ -522,9 +547,9 @@ mod tests {
             let (mut wide, mut plain) = (fresh(), fresh());
             {
                 let mut w: Vec<&mut [f32]> = wide.iter_mut().map(|v| v.as_mut_slice()).collect();
-                crate::util::vectorized(|| update(rule, &mut w, &s, &g));
+                update(rule, &mut w, &s, &g, true);
                 let mut p: Vec<&mut [f32]> = plain.iter_mut().map(|v| v.as_mut_slice()).collect();
-                update(rule, &mut p, &s, &g);
+                update(rule, &mut p, &s, &g, false);
             }
             for (a, b) in wide.iter().flatten().zip(plain.iter().flatten()) {
                 assert_eq!(a.to_bits(), b.to_bits(), "{rule:?}");
@@ -541,6 +566,7 @@ mod tests {
             &mut [&mut var, &mut m, &mut v],
             &s,
             &[2.0],
+            true,
         );
         let alpha = 0.1 * (1.0f64 - 0.999).sqrt() / (1.0 - 0.9);
         let (m1, v1) = (0.2, 0.004);
