@@ -37,7 +37,6 @@ pub mod string;
 pub mod summary;
 pub mod training;
 
-mod intra_op;
 mod util;
 
 /// Registers the OpDef and kernel of every op in this crate. Idempotent and cheap after the

@@ -13,7 +13,6 @@ use weir_graph::{
 use super::bcast::{broadcast_shapes, broadcast_static};
 use super::binary::Arith;
 use super::matmul_narrow;
-use crate::intra_op;
 
 /// `tf.matmul(a, b)`: `MatMul` for matrices, `BatchMatMulV2` when either input has rank above 2
 /// (or unknown rank), whose leading dims broadcast.
@@ -209,71 +208,11 @@ fn product2<T: Gemm + LinalgScalar>(ta: bool, tb: bool, a: &Tensor, b: &Tensor) 
         if T::DTYPE == DType::F32 && matmul_narrow::applies(m, k, n) {
             return matmul_narrow::product(ta, tb, a, b);
         }
-        if m >= 2 * SPLIT_MIN_ROWS && m * k * n >= SPLIT_MIN_WORK && intra_op::can_split() {
-            return split_product::<T>(ta, tb, a, b);
-        }
         return Ok(Tensor::from_array(av.dot(&bv)));
     }
     let mut out =
         ndarray::Array2::<T>::from_elem((av.nrows(), bv.ncols()), <T as TensorType>::zero());
     T::gemm(av, bv, &mut out.view_mut());
-    Ok(Tensor::from_array(out))
-}
-
-/// Multiply-adds from which a float product is split over two cores: at about 70 GFLOP/s a
-/// half then takes some 30 us, well above a hand-off to a waiting helper (a few us).
-const SPLIT_MIN_WORK: usize = 1 << 22;
-/// Rows per half at least, so that each half still fills matrixmultiply's register tiles.
-const SPLIT_MIN_ROWS: usize = 32;
-
-/// A float product computed in two halves of rows, the second on an intra-op helper when one
-/// is free. Each output element sums in the same order as the unsplit product (only the rows
-/// are divided), so the result is bit-identical to it.
-fn split_product<T: Gemm + LinalgScalar + Send + Sync>(
-    ta: bool,
-    tb: bool,
-    a: &Tensor,
-    b: &Tensor,
-) -> Result<Tensor> {
-    fn views<'t, T: TensorType>(
-        ta: bool,
-        tb: bool,
-        a: &'t Tensor,
-        b: &'t Tensor,
-    ) -> Result<(ArrayView2<'t, T>, ArrayView2<'t, T>)> {
-        let av = a
-            .view::<T>()?
-            .into_dimensionality::<Ix2>()
-            .map_err(|_| not_matrix(a.shape()))?;
-        let bv = b
-            .view::<T>()?
-            .into_dimensionality::<Ix2>()
-            .map_err(|_| not_matrix(b.shape()))?;
-        Ok((
-            if ta { av.reversed_axes() } else { av },
-            if tb { bv.reversed_axes() } else { bv },
-        ))
-    }
-    let (av, bv) = views::<T>(ta, tb, a, b)?;
-    let (m, n) = (av.nrows(), bv.ncols());
-    let top = m / 2;
-    let (a2, b2) = (a.clone(), b.clone());
-    let (mut out, bottom) = intra_op::join(
-        || {
-            let mut out = ndarray::Array2::<T>::zeros((m, n));
-            T::gemm(
-                av.slice(ndarray::s![..top, ..]),
-                bv,
-                &mut out.slice_mut(ndarray::s![..top, ..]),
-            );
-            out
-        },
-        move || -> Result<ndarray::Array2<T>> {
-            let (av, bv) = views::<T>(ta, tb, &a2, &b2)?;
-            Ok(av.slice(ndarray::s![top.., ..]).dot(&bv))
-        },
-    );
-    out.slice_mut(ndarray::s![top.., ..]).assign(&bottom?);
     Ok(Tensor::from_array(out))
 }
 
@@ -484,46 +423,6 @@ mod tests {
             k(false, false, false).work_estimate(&[Shape::new(vec![None, Some(5)]), s(&[5, 7])]),
             None
         );
-    }
-
-    #[test]
-    fn split_products_are_bit_identical_to_whole_ones() {
-        // Odd row counts and both transposes: only the rows are divided, so every element sums
-        // in the same order as in the whole product.
-        for (m, k, n) in [(129, 300, 70), (64, 97, 33)] {
-            for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
-                let fill = |r: usize, c: usize, s: usize| {
-                    let v = (0..r * c)
-                        .map(|i| ((i * 7919 + s) % 1999) as f32 / 997.0 - 1.0)
-                        .collect();
-                    Tensor::from_vec(&[r, c], v).unwrap()
-                };
-                let a = if ta { fill(k, m, 1) } else { fill(m, k, 1) };
-                let b = if tb { fill(n, k, 2) } else { fill(k, n, 2) };
-                let split = split_product::<f32>(ta, tb, &a, &b).unwrap();
-                let av = a
-                    .view::<f32>()
-                    .unwrap()
-                    .into_dimensionality::<Ix2>()
-                    .unwrap();
-                let bv = b
-                    .view::<f32>()
-                    .unwrap()
-                    .into_dimensionality::<Ix2>()
-                    .unwrap();
-                let av = if ta { av.reversed_axes() } else { av };
-                let bv = if tb { bv.reversed_axes() } else { bv };
-                let whole = av.dot(&bv);
-                assert_eq!(split.shape(), &[m, n]);
-                for (x, y) in split.as_slice::<f32>().unwrap().iter().zip(whole.iter()) {
-                    assert_eq!(
-                        x.to_bits(),
-                        y.to_bits(),
-                        "m={m} k={k} n={n} ta={ta} tb={tb}"
-                    );
-                }
-            }
-        }
     }
 
     #[test]
