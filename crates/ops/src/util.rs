@@ -25,7 +25,8 @@ pub(crate) fn same_graph<'a>(inputs: &[&'a Output]) -> Result<&'a weir_graph::Gr
 ///
 /// Only code inlined into `f`'s variants gets the wide instructions, and the compiler declines
 /// to inline a large closure body: keep closures to one loop, or pass a struct whose
-/// `NullaryFnOnce::call` is `#[inline(always)]` (as the narrow products do).
+/// `NullaryFnOnce::call` is `#[inline(always)]`. (Kernels written with explicit vectors use
+/// `pulp::Arch::dispatch` and `WithSimd` instead, as the narrow products do.)
 #[inline(always)]
 pub(crate) fn vectorized<R>(f: impl pulp::NullaryFnOnce<Output = R>) -> R {
     #[cfg(target_arch = "x86_64")]
