@@ -180,6 +180,31 @@ fn a_failing_branch_cancels_a_blocked_one() -> Result<()> {
     Ok(())
 }
 
+#[test]
+fn a_failing_cheap_step_beside_a_blocked_one_fails_the_run() -> Result<()> {
+    // No expensive step: the run executes inline. The blocked step must come after the
+    // independent one that fails, or the run would wait forever for it.
+    let g = Graph::new();
+    let w = blocking_op(&g)?;
+    let a = constant(&g, Tensor::from_vec(&[2, 3], vec![1.0f32; 6])?)?;
+    let p = placeholder(&g, DType::F32, Shape::unknown())?;
+    let bad = matmul(&a, &p)?;
+    let sess = Session::new(&g)?;
+    let h = sess.handle();
+    let t = std::thread::spawn(move || {
+        h.run(
+            &RunArgs::new()
+                .feed(&p, Tensor::from_vec(&[2, 2], vec![1.0f32; 4]).unwrap())
+                .fetch(&w)
+                .fetch(&bad),
+        )
+    });
+    let r = join_within(t, Duration::from_secs(10));
+    let e = r.unwrap_err();
+    assert!(e.is_invalid_argument(), "{e}");
+    Ok(())
+}
+
 fn join_within<T: Send + 'static>(t: std::thread::JoinHandle<T>, limit: Duration) -> T {
     let start = Instant::now();
     while !t.is_finished() {

@@ -1,7 +1,8 @@
 //! Run plans: the pruned, ordered list of nodes one (feeds, fetches, targets) combination
 //! needs, with slots for every tensor, computed once and cached by the session.
 
-use std::collections::{HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape};
@@ -130,6 +131,63 @@ fn has_independent_expensive(expensive: &[bool], deps_of: &[Vec<usize>]) -> bool
     false
 }
 
+/// A topological order of `ids` (needed node ids, in id order, itself topological) in which a
+/// step that may block comes only when no other step is ready; otherwise id order is kept.
+///
+/// Why: a plan without expensive steps runs inline, one step after another. TensorFlow runs
+/// independent steps at once, so an independent step's error fails the run and cancels a
+/// dequeue waiting on an empty queue; inline, a waiting step placed first would hold the run
+/// until data came, and the failure would never be reached.
+fn blocking_steps_last(
+    nodes: &[Arc<Node>],
+    ids: &[usize],
+    fed: &HashSet<(usize, usize)>,
+    may_block: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    let pos: HashMap<usize, usize> = ids.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut waiting_for = vec![0usize; ids.len()];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+    for (i, &n) in ids.iter().enumerate() {
+        let mut deps: Vec<usize> = nodes[n]
+            .inputs()
+            .iter()
+            .filter(|inp| !fed.contains(inp))
+            .map(|(m, _)| pos[m])
+            .chain(nodes[n].control_inputs().iter().map(|c| pos[c]))
+            .collect();
+        deps.sort_unstable();
+        deps.dedup();
+        waiting_for[i] = deps.len();
+        for d in deps {
+            users[d].push(i);
+        }
+    }
+    // Min-heaps of positions: with no step that may block, this is exactly id order.
+    let (mut ready, mut ready_blocking) = (BinaryHeap::new(), BinaryHeap::new());
+    let blocks: Vec<bool> = ids.iter().map(|&n| may_block(n)).collect();
+    let push = |i: usize, ready: &mut BinaryHeap<Reverse<usize>>, rb: &mut BinaryHeap<_>| {
+        if blocks[i] {
+            rb.push(Reverse(i));
+        } else {
+            ready.push(Reverse(i));
+        }
+    };
+    for (i, _) in waiting_for.iter().enumerate().filter(|(_, &w)| w == 0) {
+        push(i, &mut ready, &mut ready_blocking);
+    }
+    let mut order = Vec::with_capacity(ids.len());
+    while let Some(Reverse(i)) = ready.pop().or_else(|| ready_blocking.pop()) {
+        order.push(ids[i]);
+        for &u in &users[i] {
+            waiting_for[u] -= 1;
+            if waiting_for[u] == 0 {
+                push(u, &mut ready, &mut ready_blocking);
+            }
+        }
+    }
+    order
+}
+
 /// Builds the plan for `key`, instantiating kernels through `kernel_for`. `feed_shapes` are the
 /// shapes of the first run's fed values (in `key.feeds` order, or empty): they refine the static
 /// shapes the work estimates see, so a product downstream of a `[?, 784]` placeholder fed
@@ -175,12 +233,17 @@ pub(crate) fn build_plan(
             }
         }
         // Node ids are a topological order: a node's inputs were added before it.
-        let order: Vec<usize> = (0..nodes.len()).filter(|&n| needed[n]).collect();
-        for &n in &order {
+        let ids: Vec<usize> = (0..nodes.len()).filter(|&n| needed[n]).collect();
+        for &n in &ids {
             if nodes[n].op_type() == "Placeholder" {
                 return Err(weir_ops::array::placeholder_not_fed(&nodes[n]));
             }
         }
+        let mut kernels: HashMap<usize, Arc<dyn Kernel>> = HashMap::with_capacity(ids.len());
+        for &n in &ids {
+            kernels.insert(n, kernel_for(&nodes[n])?);
+        }
+        let order = blocking_steps_last(nodes, &ids, &fed, |n| kernels[&n].may_block());
 
         // Slots: one per fed tensor, then one per output of each step.
         let mut slot_of: HashMap<(usize, usize), usize> = HashMap::new();
@@ -246,7 +309,7 @@ pub(crate) fn build_plan(
                 .enumerate()
                 .filter(|(_, o)| o.is_none())
                 .fold(0u64, |m, (i, _)| m | 1 << i);
-            let kernel = kernel_for(node)?;
+            let kernel = kernels.remove(&n).expect("instantiated above");
             let input_shapes: Vec<Shape> = node
                 .inputs()
                 .iter()
@@ -489,6 +552,48 @@ mod tests {
             targets: vec![],
         };
         plan_parallel(&g, &key, &[], w.node_id())
+    }
+
+    /// The node ids of the plan's steps, in order, when node `wait` may block.
+    fn step_order(g: &Graph, key: &PlanKey, wait: usize) -> Vec<usize> {
+        build_plan(g, key, &[], true, |node| {
+            Ok(if node.id() == wait {
+                Arc::new(Wait) as Arc<dyn Kernel>
+            } else {
+                Arc::new(Source)
+            })
+        })
+        .unwrap()
+        .steps
+        .iter()
+        .map(|s| s.node.id())
+        .collect()
+    }
+
+    #[test]
+    fn a_step_that_may_block_comes_after_the_steps_that_do_not_need_it() {
+        register_test_ops();
+        let g = Graph::new();
+        let w = source(&g, Shape::scalar());
+        let after_w = out(g.new_operation("PlanTestPass").input(&w));
+        let x = source(&g, Shape::scalar());
+        let after_x = out(g.new_operation("PlanTestPass").input(&x));
+        let key = PlanKey {
+            feeds: vec![],
+            fetches: vec![(after_w.node_id(), 0), (after_x.node_id(), 0)],
+            targets: vec![],
+        };
+        let ids = |o: &[&Output]| o.iter().map(|o| o.node_id()).collect::<Vec<_>>();
+        // Inline, a failure in x's branch must not wait behind w (TensorFlow runs both at once).
+        assert_eq!(
+            step_order(&g, &key, w.node_id()),
+            ids(&[&x, &after_x, &w, &after_w])
+        );
+        // Without a step that may block, node ids give the order.
+        assert_eq!(
+            step_order(&g, &key, usize::MAX),
+            ids(&[&w, &after_w, &x, &after_x])
+        );
     }
 
     #[test]
