@@ -28,6 +28,17 @@ pub(super) fn applies(m: usize, k: usize, n: usize) -> bool {
 /// `op(a) . op(b)` for f32 matrices (`op` transposes when `ta`/`tb`), whose shapes the caller
 /// has checked: `[m, k] . [k, n]` after the transposes, with `n <= MAX_COLS`.
 pub(super) fn product(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    product_with(ta, tb, a, b, |k| pulp::Arch::new().dispatch(k))
+}
+
+/// [`product`] with the kernel run by `run` (tests pick each instruction set with it).
+fn product_with(
+    ta: bool,
+    tb: bool,
+    a: &Tensor,
+    b: &Tensor,
+    run: impl FnOnce(Kernel<'_>),
+) -> Result<Tensor> {
     let (xs, ys) = (a.as_slice::<f32>()?, b.as_slice::<f32>()?);
     let (ar, ac) = (a.shape()[0], a.shape()[1]);
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
@@ -40,7 +51,7 @@ pub(super) fn product(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Tens
         } else {
             Cow::Borrowed(ys)
         };
-        pulp::Arch::new().dispatch(Kernel {
+        run(Kernel {
             wide: xs,
             m,
             k,
@@ -56,7 +67,7 @@ pub(super) fn product(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Tens
         } else {
             Cow::Owned(transpose(ys, k, n))
         };
-        pulp::Arch::new().dispatch(Kernel {
+        run(Kernel {
             wide: xs,
             m,
             k,
@@ -293,6 +304,42 @@ mod tests {
         out
     }
 
+    /// The product on the dispatched path and on each instruction set this CPU has: the
+    /// baseline's one-lane vectors, AVX2's eight, AVX-512's sixteen (block widths differ).
+    fn every_instruction_set(
+        ta: bool,
+        tb: bool,
+        a: &Tensor,
+        b: &Tensor,
+    ) -> Vec<(&'static str, Tensor)> {
+        let mut out = vec![
+            ("dispatched", product(ta, tb, a, b).unwrap()),
+            (
+                "scalar",
+                product_with(ta, tb, a, b, |k| {
+                    pulp::Simd::vectorize(pulp::Scalar::new(), k)
+                })
+                .unwrap(),
+            ),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                out.push((
+                    "avx2",
+                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v3, k)).unwrap(),
+                ));
+            }
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                out.push((
+                    "avx512",
+                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v4, k)).unwrap(),
+                ));
+            }
+        }
+        out
+    }
+
     fn filled(rows: usize, cols: usize, seed: usize) -> Tensor {
         let v = (0..rows * cols)
             .map(|i| (((i * 7919 + seed * 104_729) % 2001) as f32 - 1000.0) / 333.0)
@@ -316,17 +363,17 @@ mod tests {
                 for tb in [false, true] {
                     let a = if ta { filled(k, m, 1) } else { filled(m, k, 1) };
                     let b = if tb { filled(n, k, 2) } else { filled(k, n, 2) };
-                    let got = product(ta, tb, &a, &b).unwrap();
-                    assert_eq!(got.shape(), &[m, n]);
                     let want = reference(ta, tb, &a, &b);
                     let scale: f64 = want.iter().map(|v| v.abs()).fold(1.0, f64::max);
-                    for (idx, (&g, &w)) in
-                        got.as_slice::<f32>().unwrap().iter().zip(&want).enumerate()
-                    {
-                        assert!(
-                            (g as f64 - w).abs() <= 1e-5 * scale,
-                            "m={m} k={k} n={n} ta={ta} tb={tb} at {idx}: {g} vs {w}"
-                        );
+                    for (isa, got) in every_instruction_set(ta, tb, &a, &b) {
+                        assert_eq!(got.shape(), &[m, n]);
+                        let got = got.as_slice::<f32>().unwrap();
+                        for (idx, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                            assert!(
+                                (g as f64 - w).abs() <= 1e-5 * scale,
+                                "{isa}: m={m} k={k} n={n} ta={ta} tb={tb} at {idx}: {g} vs {w}"
+                            );
+                        }
                     }
                 }
             }
