@@ -1,6 +1,7 @@
 //! `MatMul` (2-D, optional transposes) and `BatchMatMulV2` (stacks of matrices whose batch
-//! dims broadcast), on ndarray's optimized `dot` (matrixmultiply) for floats and a wrapping
-//! row-major loop for integers.
+//! dims broadcast), on ndarray's optimized `dot` (matrixmultiply) for floats, the kernels of
+//! `matmul_narrow` for f32 products with at most 16 columns, and a wrapping row-major loop for
+//! integers.
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, Ix2, LinalgScalar};
