@@ -162,26 +162,20 @@ fn blocking_steps_last(
             users[d].push(i);
         }
     }
-    // Min-heaps of positions: with no step that may block, this is exactly id order.
-    let (mut ready, mut ready_blocking) = (BinaryHeap::new(), BinaryHeap::new());
-    let blocks: Vec<bool> = ids.iter().map(|&n| may_block(n)).collect();
-    let push = |i: usize, ready: &mut BinaryHeap<Reverse<usize>>, rb: &mut BinaryHeap<_>| {
-        if blocks[i] {
-            rb.push(Reverse(i));
-        } else {
-            ready.push(Reverse(i));
-        }
-    };
+    // Min-heaps of positions, [0] for the steps that never block and [1] for those that may:
+    // with no step that may block, this is exactly id order.
+    let blocks: Vec<usize> = ids.iter().map(|&n| usize::from(may_block(n))).collect();
+    let mut ready: [BinaryHeap<Reverse<usize>>; 2] = Default::default();
     for (i, _) in waiting_for.iter().enumerate().filter(|(_, &w)| w == 0) {
-        push(i, &mut ready, &mut ready_blocking);
+        ready[blocks[i]].push(Reverse(i));
     }
     let mut order = Vec::with_capacity(ids.len());
-    while let Some(Reverse(i)) = ready.pop().or_else(|| ready_blocking.pop()) {
+    while let Some(Reverse(i)) = ready[0].pop().or_else(|| ready[1].pop()) {
         order.push(ids[i]);
         for &u in &users[i] {
             waiting_for[u] -= 1;
             if waiting_for[u] == 0 {
-                push(u, &mut ready, &mut ready_blocking);
+                ready[blocks[u]].push(Reverse(u));
             }
         }
     }

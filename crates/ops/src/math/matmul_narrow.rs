@@ -44,39 +44,23 @@ fn product_with(
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
     let n = if tb { b.shape()[0] } else { b.shape()[1] };
     let mut out = vec![0.0f32; m * n];
-    if ta {
-        // b as [k][n] rows: the kernel broadcasts one row's values per step of k.
-        let rows = if tb {
-            Cow::Owned(transpose(ys, n, k))
-        } else {
-            Cow::Borrowed(ys)
-        };
-        run(Kernel {
-            wide: xs,
-            m,
-            k,
-            narrow: &rows,
-            n,
-            out: &mut out,
-            transposed: true,
-        });
-    } else {
-        // b as [n][k] rows: each output element is a dot product of two contiguous rows.
-        let cols = if tb {
-            Cow::Borrowed(ys)
-        } else {
-            Cow::Owned(transpose(ys, k, n))
-        };
-        run(Kernel {
-            wide: xs,
-            m,
-            k,
-            narrow: &cols,
-            n,
-            out: &mut out,
-            transposed: false,
-        });
-    }
+    // `a^T` is read as [k][m] rows against b as [k][n] rows (one row's values broadcast per
+    // step of k); `a` as [m][k] rows against b as [n][k] rows (each output a dot product of two
+    // contiguous rows). b is rearranged only when its layout is the other one.
+    let narrow = match (ta, tb) {
+        (true, false) | (false, true) => Cow::Borrowed(ys),
+        (true, true) => Cow::Owned(transpose(ys, n, k)),
+        (false, false) => Cow::Owned(transpose(ys, k, n)),
+    };
+    run(Kernel {
+        wide: xs,
+        m,
+        k,
+        narrow: &narrow,
+        n,
+        out: &mut out,
+        transposed: ta,
+    });
     Tensor::from_vec(&[m, n], out)
 }
 
@@ -99,26 +83,19 @@ impl pulp::WithSimd for Kernel<'_> {
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, simd: S) {
-        if self.transposed {
-            columns_kernel(
-                simd,
-                self.wide,
-                self.m,
-                self.k,
-                self.narrow,
-                self.n,
-                self.out,
-            );
+        let Kernel {
+            wide,
+            m,
+            k,
+            narrow,
+            n,
+            out,
+            transposed,
+        } = self;
+        if transposed {
+            columns_kernel(simd, wide, m, k, narrow, n, out);
         } else {
-            dots_kernel(
-                simd,
-                self.wide,
-                self.m,
-                self.k,
-                self.narrow,
-                self.n,
-                self.out,
-            );
+            dots_kernel(simd, wide, m, k, narrow, n, out);
         }
     }
 }
@@ -171,7 +148,7 @@ fn dots_block<S: pulp::Simd, const R: usize>(
     let rows: [&[f32]; R] = std::array::from_fn(|r| &a[(i + r) * k..(i + r + 1) * k]);
     let heads: [&[S::f32s]; R] = std::array::from_fn(|r| S::as_simd_f32s(rows[r]).0);
     let chunks = heads[0].len();
-    let done = k - S::as_simd_f32s(rows[0]).1.len();
+    let done = chunks * S::F32_LANES;
     let mut j = 0;
     while j < n {
         // The last odd column pairs with itself; only its first result is stored.
