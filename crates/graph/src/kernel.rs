@@ -1,6 +1,5 @@
 //! The kernel interface: what a session calls to run one node, and what the node sees.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use crate::attr::FromAttr;
@@ -38,6 +37,13 @@ pub trait Kernel: Send + Sync {
     /// `OpKernel::const_tensor`.
     fn const_tensor(&self) -> Option<&Tensor> {
         None
+    }
+
+    /// Whether every successful run outputs the same one tensor (a resource op's handle, made
+    /// once per session), so an executor may keep a copy per thread and skip `compute`: runner
+    /// threads then never contend on the shared tensor's reference count.
+    fn output_is_fixed(&self) -> bool {
+        false
     }
 
     /// Whether the kernel may wait for other work (a queue op, a reader waiting for files), so
@@ -154,8 +160,8 @@ impl<'a> OpContext<'a> {
 
     /// The resource behind input `i`, as its concrete type `T`: TensorFlow's
     /// `LookupResource(ctx, HandleFromInput(ctx, i))`.
-    pub fn resource<T: Resource>(&self, i: usize) -> Result<Arc<T>> {
-        self.resource_handle(i)?.get::<T>()
+    pub fn resource<T: Resource>(&self, i: usize) -> Result<&T> {
+        self.resource_handle(i)?.get_ref::<T>()
     }
 
     /// The session's resource manager (variables, queues, readers).

@@ -14,10 +14,17 @@ use crate::{Error, Result};
 pub trait AsAny: Any + Send + Sync {
     /// `self` as `Arc<dyn Any>`.
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+
+    /// `self` as `&dyn Any`.
+    fn as_any(&self) -> &(dyn Any + Send + Sync);
 }
 
 impl<T: Any + Send + Sync> AsAny for T {
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+
+    fn as_any(&self) -> &(dyn Any + Send + Sync) {
         self
     }
 }
@@ -95,19 +102,37 @@ impl ResourceHandle {
 
     /// The resource as its concrete type `T`; InvalidArgument if it is another kind.
     pub fn get<T: Resource>(&self) -> Result<Arc<T>> {
-        let r = self.resource.as_ref().ok_or_else(|| {
-            Error::invalid_argument(format!("Resource handle '{}' is empty", self.name))
-        })?;
-        // Resource ops look their resource up on every run: nothing is formatted unless the
-        // downcast fails.
-        r.clone().into_any().downcast::<T>().map_err(|_| {
-            Error::invalid_argument(format!(
-                "Resource '{}' is a {}, not a {}",
-                self.name,
-                r.type_name(),
-                short_type_name::<T>()
-            ))
-        })
+        let r = self.resource.as_ref().ok_or_else(|| self.empty_error())?;
+        r.clone()
+            .into_any()
+            .downcast::<T>()
+            .map_err(|_| self.kind_error::<T>(r.as_ref()))
+    }
+
+    /// The resource as its concrete type `T`, borrowed; InvalidArgument if it is another kind.
+    ///
+    /// Resource ops look their resource up on every run, often from several threads at once:
+    /// a borrow touches no reference count, so those threads never contend on one.
+    pub fn get_ref<T: Resource>(&self) -> Result<&T> {
+        let r: &dyn Resource = self.resource.as_deref().ok_or_else(|| self.empty_error())?;
+        // On `r` itself: the blanket `AsAny` impl would also take the `Arc` around it.
+        r.as_any()
+            .downcast_ref::<T>()
+            .ok_or_else(|| self.kind_error::<T>(r))
+    }
+
+    // Formatted only when a lookup fails: lookups run on every run.
+    fn empty_error(&self) -> Error {
+        Error::invalid_argument(format!("Resource handle '{}' is empty", self.name))
+    }
+
+    fn kind_error<T: Resource>(&self, found: &dyn Resource) -> Error {
+        Error::invalid_argument(format!(
+            "Resource '{}' is a {}, not a {}",
+            self.name,
+            found.type_name(),
+            short_type_name::<T>()
+        ))
     }
 
     /// The resource as a queue; InvalidArgument if it is not one.
@@ -259,6 +284,27 @@ mod tests {
             .unwrap();
         assert!(e.is_invalid_argument());
         assert!(e.message().contains("Other"), "{e}");
+    }
+
+    #[test]
+    fn a_borrowed_lookup_finds_the_resource_and_refuses_another_kind() {
+        let r: Arc<dyn Resource> = Arc::new(Counter(Mutex::new(3)));
+        let h = ResourceHandle::new("", "c", r.clone());
+        assert_eq!(*h.get_ref::<Counter>().unwrap().0.lock(), 3);
+        assert_eq!(
+            Arc::strong_count(&r),
+            2,
+            "a borrow must not take a reference"
+        );
+        let e = h.get_ref::<Other>().err().unwrap();
+        assert!(e.is_invalid_argument());
+        assert!(e.message().contains("not a Other"), "{e}");
+        assert!(ResourceHandle::empty()
+            .get_ref::<Counter>()
+            .err()
+            .unwrap()
+            .message()
+            .contains("is empty"));
     }
 
     #[test]

@@ -111,6 +111,19 @@ impl Scratch {
     }
 }
 
+/// Constants with more elements than this are shared between threads, not copied per thread:
+/// a large constant's consumer does enough work to hide a contended reference count.
+const MAX_LOCAL_ELEMENTS: usize = 1024;
+
+/// This thread's copy of a fixed step's value.
+fn local_copy(t: &Tensor) -> Tensor {
+    if t.num_elements() <= MAX_LOCAL_ELEMENTS {
+        t.deep_copy()
+    } else {
+        t.clone()
+    }
+}
+
 /// Runs every step in order on this thread, moving each value into its last reader; the
 /// results are left in `scratch.slots`.
 pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_>) -> Result<()> {
@@ -119,10 +132,27 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
         inputs,
         outputs,
     } = scratch;
-    for step in &plan.steps {
+    let cell = plan
+        .local
+        .get_or(|| std::cell::RefCell::new(vec![None; plan.steps.len()]));
+    // A run nested in a kernel of the same plan on this thread does without the copies.
+    let mut local = cell.try_borrow_mut().ok();
+    for (i, step) in plan.steps.iter().enumerate() {
+        if step.fixed {
+            if let Some(t) = local.as_ref().and_then(|l| l[i].as_ref()) {
+                if let Some(s) = step.outputs[0] {
+                    slots[s] = Some(t.clone());
+                }
+                continue;
+            }
+        }
         if let Some(t) = &step.constant {
+            let t = match local.as_mut() {
+                Some(l) => l[i].insert(local_copy(t)).clone(),
+                None => t.clone(),
+            };
             if let Some(s) = step.outputs[0] {
-                slots[s] = Some(t.clone());
+                slots[s] = Some(t);
             }
             continue;
         }
@@ -137,6 +167,11 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
             inputs.push(t.ok_or_else(|| missing_slot(step))?);
         }
         run_step(step, inputs, outputs, env)?;
+        if step.fixed {
+            if let (Some(l), Some(Some(t))) = (local.as_mut(), outputs.first_mut()) {
+                *t = l[i].insert(local_copy(t)).clone();
+            }
+        }
         for (o, slot) in outputs.drain(..).zip(&step.outputs) {
             if let Some(s) = slot {
                 slots[*s] = o;
@@ -351,7 +386,17 @@ pub(crate) fn run_parallel(
 
 #[cfg(test)]
 mod tests {
-    use super::Scratch;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Once};
+
+    use weir_graph::registry::register_op;
+    use weir_graph::{
+        ArgType, CancellationToken, DType, Graph, Kernel, OpContext, OpDef, ResourceManager,
+        Result, Shape, Tensor,
+    };
+
+    use super::{run_sequential, RunEnv, Scratch};
+    use crate::plan::{build_plan, Plan, PlanKey};
 
     #[test]
     fn scratch_vectors_keep_their_capacity_and_drop_their_tensors() {
@@ -366,5 +411,94 @@ mod tests {
         // A nested run on the same thread gets vectors of its own.
         assert_eq!(Scratch::take().slots.capacity(), 0);
         again.put_back();
+    }
+
+    /// A kernel whose output never changes (as a resource op's handle), counting its runs.
+    struct Fixed {
+        value: Tensor,
+        runs: AtomicUsize,
+    }
+
+    impl Kernel for Fixed {
+        fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            ctx.set_output(0, self.value.clone());
+            Ok(())
+        }
+
+        fn output_is_fixed(&self) -> bool {
+            true
+        }
+    }
+
+    /// Runs `plan` on this thread and returns its one fetch.
+    fn run_once(plan: &Plan) -> Tensor {
+        let (resources, token) = (ResourceManager::new(), CancellationToken::new());
+        let env = RunEnv {
+            resources: &resources,
+            cancellation: &token,
+            deadline: None,
+        };
+        let mut scratch = Scratch::take();
+        scratch.slots.resize_with(plan.num_slots, || None);
+        run_sequential(plan, &mut scratch, &env).unwrap();
+        let t = scratch.slots[plan.fetch_slots[0]].take().unwrap();
+        scratch.put_back();
+        t
+    }
+
+    #[test]
+    fn a_fixed_output_is_computed_once_per_thread_and_copied_for_it() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            register_op(
+                OpDef::new("ExecutorTestFixed")
+                    .output("y", ArgType::Fixed(DType::F32))
+                    .shape_fn(|ctx| {
+                        ctx.set_output(0, Shape::scalar());
+                        Ok(())
+                    }),
+            )
+        });
+        let g = Graph::new();
+        let y = g
+            .new_operation("ExecutorTestFixed")
+            .build()
+            .unwrap()
+            .output(0)
+            .unwrap();
+        let kernel = Arc::new(Fixed {
+            value: Tensor::scalar(2.5f32),
+            runs: AtomicUsize::new(0),
+        });
+        let key = PlanKey {
+            feeds: vec![],
+            fetches: vec![(y.node_id(), 0)],
+            targets: vec![],
+        };
+        let k = kernel.clone();
+        let plan = build_plan(&g, &key, &[], false, move |_| {
+            Ok(k.clone() as Arc<dyn Kernel>)
+        })
+        .unwrap();
+        for _ in 0..3 {
+            let t = run_once(&plan);
+            assert_eq!(t.to_scalar::<f32>().unwrap(), 2.5);
+            // The value came from this thread's copy, not from the kernel's tensor.
+            assert!(kernel.value.is_unique());
+        }
+        assert_eq!(kernel.runs.load(Ordering::Relaxed), 1);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..2 {
+                    assert_eq!(run_once(&plan).to_scalar::<f32>().unwrap(), 2.5);
+                }
+            });
+        });
+        assert_eq!(
+            kernel.runs.load(Ordering::Relaxed),
+            2,
+            "once more, for the new thread"
+        );
     }
 }

@@ -1,11 +1,13 @@
 //! Run plans: the pruned, ordered list of nodes one (feeds, fetches, targets) combination
 //! needs, with slots for every tensor, computed once and cached by the session.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
-use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape};
+use thread_local::ThreadLocal;
+use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape, Tensor};
 
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]
@@ -31,7 +33,10 @@ pub(crate) struct Step {
     pub unused_outputs: u64,
     /// The value of a constant step, when its kernel has one of the declared dtype: the
     /// executors store it without calling the kernel.
-    pub constant: Option<weir_graph::Tensor>,
+    pub constant: Option<Tensor>,
+    /// A constant, or a kernel whose output never changes once computed (a resource handle):
+    /// the sequential executor keeps a copy of its value per thread (`Plan::local`).
+    pub fixed: bool,
 }
 
 /// A check applied to each fed value.
@@ -51,6 +56,12 @@ pub(crate) struct Plan {
     pub fetch_slots: Vec<usize>,
     /// Whether independent expensive steps make the parallel executor worth its overhead.
     pub parallel: bool,
+    /// Per thread, the values of the fixed steps (by step index) as copies of that thread's own.
+    ///
+    /// Queue runners run one plan on several threads at once. Were they all to clone the same
+    /// constant and handle tensors, every run would bounce those reference counts' cache lines
+    /// between cores: on mnist_bytes_t2 that was the largest cost of the run call itself.
+    pub local: ThreadLocal<RefCell<Vec<Option<Tensor>>>>,
 }
 
 /// The identity of a plan: node ids of feeds, fetches and targets, in the run's order.
@@ -332,6 +343,8 @@ pub(crate) fn build_plan(
                 .const_tensor()
                 .filter(|t| node.output_dtypes() == [t.dtype()])
                 .cloned();
+            let fixed =
+                constant.is_some() || (kernel.output_is_fixed() && node.output_dtypes().len() == 1);
             let mut deps: Vec<usize> = node
                 .inputs()
                 .iter()
@@ -356,6 +369,7 @@ pub(crate) fn build_plan(
                 expensive,
                 unused_outputs,
                 constant,
+                fixed,
             });
         }
         let feed_slots = key
@@ -392,6 +406,7 @@ pub(crate) fn build_plan(
             feed_checks,
             fetch_slots,
             parallel,
+            local: ThreadLocal::new(),
         })
     })
 }

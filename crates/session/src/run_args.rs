@@ -117,9 +117,9 @@ impl RunArgs {
         self
     }
 
-    pub(crate) fn cached_plan(&self, session: u64) -> Option<Arc<Plan>> {
+    pub(crate) fn cached_plan(&self, session: u64) -> Option<&Arc<Plan>> {
         match self.plan.0.get() {
-            Some((id, p)) if *id == session => Some(p.clone()),
+            Some((id, p)) if *id == session => Some(p),
             _ => None,
         }
     }

@@ -163,19 +163,22 @@ impl SessionHandle {
         }
         // A RunArgs reused across runs of one session remembers its plan: no key to build or
         // hash on the hot path.
+        // Borrowed, not cloned: runner threads running one plan at once would contend on its
+        // reference count.
+        let built;
         let plan = match args.cached_plan(self.inner.id) {
             Some(p) => p,
             None => {
                 let key = self.key_of(args)?;
                 let feed_shapes: Vec<&[usize]> =
                     args.feeds.iter().map(|(_, v)| v.shape()).collect();
-                let p = self.plan_for(&key, &feed_shapes)?;
-                args.remember_plan(self.inner.id, &p);
-                p
+                built = self.plan_for(&key, &feed_shapes)?;
+                args.remember_plan(self.inner.id, &built);
+                &built
             }
         };
         let mut scratch = Scratch::take();
-        let result = self.execute(&plan, args, &mut scratch);
+        let result = self.execute(plan, args, &mut scratch);
         scratch.put_back();
         result
     }

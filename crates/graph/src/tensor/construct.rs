@@ -5,7 +5,7 @@ use ndarray::{ArcArray, Array, Dimension};
 
 use super::{Buf, Tensor, TensorType, EMPTY};
 use crate::shape::format_dims;
-use crate::{DType, Error, Result};
+use crate::{DType, Error, ResourceHandle, Result};
 
 impl Tensor {
     /// A tensor from an ndarray array of any dimension; the data is made row-major if it is not.
@@ -45,6 +45,20 @@ impl Tensor {
     /// per-thread tensor, so it costs a reference count, not an allocation.
     pub fn empty_placeholder() -> Tensor {
         EMPTY.with(Tensor::clone)
+    }
+
+    /// A copy with storage of its own (strings and resource handles are cloned), so that
+    /// cloning the copy never touches the reference count that `self`'s clones share.
+    pub fn deep_copy(&self) -> Tensor {
+        fn copy<T: TensorType>(t: &Tensor) -> Tensor {
+            match t.slice_of::<T>() {
+                Some([v]) => Tensor::new(t.shape(), Buf::One(v.clone())),
+                Some(s) => Tensor::new(t.shape(), Buf::Owned(s.to_vec())),
+                None => t.clone(),
+            }
+        }
+        crate::match_data_dtype!(self.dtype(), T => copy::<T>(self),
+            _ => copy::<ResourceHandle>(self))
     }
 
     /// A rank-0 tensor; its value is stored inline (no buffer of its own).
@@ -147,6 +161,23 @@ mod tests {
         assert!(Tensor::from_vec(&[2, 3], vec![1i32; 5])
             .unwrap_err()
             .is_invalid_argument());
+    }
+
+    #[test]
+    fn a_deep_copy_is_equal_and_shares_no_storage() {
+        let tensors = [
+            Tensor::scalar(0.5f32),
+            Tensor::from_vec(&[2, 3], vec![1i64, 2, 3, 4, 5, 6]).unwrap(),
+            Tensor::from_strings(&["a", "bc"]),
+            Tensor::scalar(ResourceHandle::empty()),
+            Tensor::from_vec(&[0, 4], Vec::<u8>::new()).unwrap(),
+        ];
+        for t in tensors {
+            let c = t.deep_copy();
+            assert!(c == t, "{c:?} != {t:?}");
+            assert_eq!(c.shape(), t.shape());
+            assert!(t.is_unique() && c.is_unique());
+        }
     }
 
     #[test]

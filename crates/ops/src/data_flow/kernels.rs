@@ -173,6 +173,10 @@ impl Kernel for CreateQueue {
         ctx.set_output(0, h);
         Ok(())
     }
+
+    fn output_is_fixed(&self) -> bool {
+        true
+    }
 }
 
 pub(super) fn make_create_queue(node: &Node) -> Result<Box<dyn Kernel>> {
@@ -279,9 +283,9 @@ pub(super) fn make_create_queue(node: &Node) -> Result<Box<dyn Kernel>> {
 }
 
 /// The queue behind input 0 of a queue op.
-fn queue_of(ctx: &OpContext<'_>) -> Result<Arc<SessionQueue>> {
+fn queue_of<'c>(ctx: &'c OpContext<'_>) -> Result<&'c SessionQueue> {
     let h = ctx.resource_handle(0)?;
-    h.get::<SessionQueue>().map_err(|e| match h.resource() {
+    h.get_ref::<SessionQueue>().map_err(|e| match h.resource() {
         Some(r) => Error::invalid_argument(format!(
             "Resource '{}' is a {}, not a queue",
             h.name(),

@@ -145,7 +145,7 @@ impl VariableResource {
     }
 }
 
-fn var_of(ctx: &OpContext<'_>) -> Result<std::sync::Arc<VariableResource>> {
+fn var_of<'c>(ctx: &'c OpContext<'_>) -> Result<&'c VariableResource> {
     ctx.resource::<VariableResource>(0)
 }
 
@@ -185,6 +185,10 @@ impl Kernel for VariableKernel {
         ctx.set_output(0, h);
         Ok(())
     }
+
+    fn output_is_fixed(&self) -> bool {
+        true
+    }
 }
 
 fn make_variable(node: &Node) -> Result<Box<dyn Kernel>> {
@@ -223,8 +227,8 @@ struct AssignKernel(AssignKind);
 
 impl Kernel for AssignKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let var = var_of(ctx)?;
         let value = ctx.take_input(1);
+        let var = var_of(ctx)?;
         let out = match self.0 {
             AssignKind::Assign { validate_shape } => var.assign(value, validate_shape)?,
             AssignKind::Add => var.update(&value, false)?,

@@ -248,7 +248,8 @@ impl Kernel for ApplyKernel {
         let (nv, _) = self.0.layout();
         let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(nv);
         for i in 0..nv {
-            let v = ctx.resource::<VariableResource>(i)?;
+            // Owned: the update below needs `ctx` mutably while it holds the variables.
+            let v = ctx.resource_handle(i)?.get::<VariableResource>()?;
             // The same variable twice would wait on its own lock.
             if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
                 return Err(Error::invalid_argument(format!(

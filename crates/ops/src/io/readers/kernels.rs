@@ -3,7 +3,7 @@
 //! `ReaderNumWorkUnitsCompletedV2`, `ReaderSerializeStateV2`, `ReaderRestoreStateV2`,
 //! `ReaderResetV2`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
@@ -45,6 +45,10 @@ impl Kernel for ReaderKernel {
         let h = Tensor::scalar(ResourceHandle::new(&self.container, &self.name, r));
         ctx.set_output(0, self.handle.get_or_init(|| h).clone());
         Ok(())
+    }
+
+    fn output_is_fixed(&self) -> bool {
+        true
     }
 }
 
@@ -100,7 +104,7 @@ fn make_reader(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-fn reader_of(ctx: &OpContext<'_>) -> Result<Arc<ReaderResource>> {
+fn reader_of<'c>(ctx: &'c OpContext<'_>) -> Result<&'c ReaderResource> {
     ctx.resource::<ReaderResource>(0)
 }
 
