@@ -72,12 +72,28 @@ static STEPS: [Step; 256] = {
     t
 };
 
+/// Whether every varint starting in the eight bytes whose continuation bits are the low
+/// bits of `mask` (bit 8: the byte after them) has at most two bytes.
+fn short_varints(mask: u32) -> bool {
+    mask & (mask >> 1) & 0xff == 0
+}
+
+/// (bytes, values) of the window of eight bytes whose continuation bits are the low bits of
+/// `mask`, when [`short_varints`]: a continuation bit in bytes 0..7 joins the next byte to its
+/// varint, and one in byte 7 carries the last varint into byte 8.
+fn window(mask: u32) -> (usize, usize) {
+    (
+        8 + ((mask >> 7) & 1) as usize,
+        8 - (mask & 0x7f).count_ones() as usize,
+    )
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::__m128i;
     use pulp::x86::V3;
 
-    use super::STEPS;
+    use super::{short_varints, window, STEPS};
 
     pub(super) struct Decode<'a> {
         pub(super) simd: V3,
@@ -94,20 +110,11 @@ mod x86 {
             let (sse2, ssse3, avx2) = (simd.sse2, simd.ssse3, simd.avx2);
             let low7 = sse2._mm_set1_epi16(0x007f);
             let high7 = sse2._mm_set1_epi16(0x7f00);
-            let (mut i, mut n) = (0usize, 0usize);
-            while out.len() - n >= 8 {
-                let Some(chunk) = bytes.get(i..i + 16) else {
-                    break;
-                };
-                let raw: [u8; 16] = chunk.try_into().expect("sixteen bytes");
-                let block: __m128i = pulp::cast(raw);
-                let cont = sse2._mm_movemask_epi8(block) as u32;
-                let s = &STEPS[(cont & 0xff) as usize];
-                // Byte 8 ends the straddling varint, or it has three bytes.
-                if s.consumed == 0 || (s.consumed == 9 && cont & 0x100 != 0) {
-                    break;
-                }
-                let pairs = ssse3._mm_shuffle_epi8(block, pulp::cast(s.shuffle));
+            // Lays out the varints that start in the first eight bytes of `block` (whose
+            // continuation bits are `mask`) as eight values at out[n..n + 8].
+            let emit = |out: &mut [i64], n: usize, block: __m128i, mask: u32| {
+                let shuffle = STEPS[(mask & 0xff) as usize].shuffle;
+                let pairs = ssse3._mm_shuffle_epi8(block, pulp::cast(shuffle));
                 // Lane = low byte | high byte << 8; value = (low & 0x7f) | high << 7.
                 let v = sse2._mm_or_si128(
                     sse2._mm_and_si128(pairs, low7),
@@ -118,8 +125,45 @@ mod x86 {
                     pulp::cast(avx2._mm256_cvtepu16_epi64(sse2._mm_srli_si128::<8>(v)));
                 out[n..n + 4].copy_from_slice(&lo);
                 out[n + 4..n + 8].copy_from_slice(&hi);
-                n += s.count as usize;
-                i += s.consumed as usize;
+            };
+            let load = |at: &[u8]| -> __m128i {
+                let raw: [u8; 16] = at[..16].try_into().expect("sixteen bytes");
+                pulp::cast(raw)
+            };
+            let (mut i, mut n) = (0usize, 0usize);
+            while out.len() - n >= 8 {
+                let Some(chunk) = bytes.get(i..i + 16) else {
+                    break;
+                };
+                let block = load(chunk);
+                // With 32 bytes and room for sixteen values, two windows per round. Where the
+                // next window starts follows from the continuation bits alone (8 bytes, or 9
+                // when byte 7 continues), so the loop's chain is a load and a movemask, not
+                // also a table lookup, and the shuffles of successive rounds overlap.
+                let wide = match bytes.get(i..i + 32) {
+                    Some(c) if out.len() - n >= 16 => {
+                        let raw: [u8; 32] = c.try_into().expect("thirty-two bytes");
+                        Some(avx2._mm256_movemask_epi8(pulp::cast(raw)) as u32)
+                    }
+                    _ => None,
+                };
+                let mask = wide.unwrap_or(sse2._mm_movemask_epi8(block) as u32);
+                if !short_varints(mask) {
+                    break;
+                }
+                emit(out, n, block, mask);
+                let (used, made) = window(mask);
+                n += made;
+                i += used;
+                if let Some(m) = wide {
+                    let second = m >> (used as u32);
+                    if short_varints(second) {
+                        emit(out, n, load(&bytes[i..]), second);
+                        let (used, made) = window(second);
+                        n += made;
+                        i += used;
+                    }
+                }
             }
             (i, n)
         }
@@ -168,6 +212,22 @@ mod tests {
         assert_eq!((s.count, s.consumed), (7, 9));
         assert_eq!(&s.shuffle[..4], &[0, 1, 2, 0x80]);
         assert_eq!(step(0b0000_0110).consumed, 0);
+    }
+
+    #[test]
+    fn the_window_arithmetic_agrees_with_the_table() {
+        for m in 0u32..512 {
+            let s = &STEPS[(m & 0xff) as usize];
+            let table_says_short = s.consumed != 0 && !(s.consumed == 9 && m & 0x100 != 0);
+            assert_eq!(short_varints(m), table_says_short, "mask {m:#b}");
+            if table_says_short {
+                assert_eq!(
+                    window(m),
+                    (s.consumed as usize, s.count as usize),
+                    "mask {m:#b}"
+                );
+            }
+        }
     }
 
     #[test]
