@@ -130,40 +130,42 @@ mod x86 {
                 let raw: [u8; 16] = at[..16].try_into().expect("sixteen bytes");
                 pulp::cast(raw)
             };
+            let mask32 = |at: &[u8]| -> u64 {
+                let raw: [u8; 32] = at[..32].try_into().expect("thirty-two bytes");
+                avx2._mm256_movemask_epi8(pulp::cast(raw)) as u32 as u64
+            };
             let (mut i, mut n) = (0usize, 0usize);
             while out.len() - n >= 8 {
                 let Some(chunk) = bytes.get(i..i + 16) else {
                     break;
                 };
-                let block = load(chunk);
-                // With 32 bytes and room for sixteen values, two windows per round. Where the
-                // next window starts follows from the continuation bits alone (8 bytes, or 9
-                // when byte 7 continues), so the loop's chain is a load and a movemask, not
-                // also a table lookup, and the shuffles of successive rounds overlap.
-                let wide = match bytes.get(i..i + 32) {
-                    Some(c) if out.len() - n >= 16 => {
-                        let raw: [u8; 32] = c.try_into().expect("thirty-two bytes");
-                        Some(avx2._mm256_movemask_epi8(pulp::cast(raw)) as u32)
-                    }
-                    _ => None,
+                // Up to four windows per round, as the bytes and the room allow. Where the next
+                // window starts follows from the continuation bits alone (8 bytes, or 9 when
+                // byte 7 continues), so the loop's chain is loads and movemasks, not also table
+                // lookups, and the shuffles of successive windows overlap.
+                let (bits, windows) = if bytes.len() - i >= 64 && out.len() - n >= 32 {
+                    (mask32(&bytes[i..]) | mask32(&bytes[i + 32..]) << 32, 4)
+                } else if bytes.len() - i >= 32 && out.len() - n >= 16 {
+                    (mask32(&bytes[i..]), 2)
+                } else {
+                    (sse2._mm_movemask_epi8(load(chunk)) as u32 as u64, 1)
                 };
-                let mask = wide.unwrap_or(sse2._mm_movemask_epi8(block) as u32);
-                if !short_varints(mask) {
+                let mut offset = 0usize;
+                for _ in 0..windows {
+                    // At most 27 bytes in after three windows: the nine bits fit in `bits`.
+                    let mask = (bits >> offset) as u32;
+                    if !short_varints(mask) {
+                        break;
+                    }
+                    emit(out, n, load(&bytes[i + offset..]), mask);
+                    let (used, made) = window(mask);
+                    n += made;
+                    offset += used;
+                }
+                if offset == 0 {
                     break;
                 }
-                emit(out, n, block, mask);
-                let (used, made) = window(mask);
-                n += made;
-                i += used;
-                if let Some(m) = wide {
-                    let second = m >> (used as u32);
-                    if short_varints(second) {
-                        emit(out, n, load(&bytes[i..]), second);
-                        let (used, made) = window(second);
-                        n += made;
-                        i += used;
-                    }
-                }
+                i += offset;
             }
             (i, n)
         }
