@@ -147,26 +147,22 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
             }
         }
         if let Some(t) = &step.constant {
-            let t = match local.as_mut() {
-                Some(l) => l[i].insert(local_copy(t)).clone(),
-                None => t.clone(),
-            };
-            if let Some(s) = step.outputs[0] {
-                slots[s] = Some(t);
+            outputs.clear();
+            outputs.push(Some(t.clone()));
+        } else {
+            check_live(env)?;
+            inputs.clear();
+            for r in &step.inputs {
+                let t = if r.last_use {
+                    slots[r.slot].take()
+                } else {
+                    slots[r.slot].clone()
+                };
+                inputs.push(t.ok_or_else(|| missing_slot(step))?);
             }
-            continue;
+            run_step(step, inputs, outputs, env)?;
         }
-        check_live(env)?;
-        inputs.clear();
-        for r in &step.inputs {
-            let t = if r.last_use {
-                slots[r.slot].take()
-            } else {
-                slots[r.slot].clone()
-            };
-            inputs.push(t.ok_or_else(|| missing_slot(step))?);
-        }
-        run_step(step, inputs, outputs, env)?;
+        // The first value this thread sees of a fixed step becomes its copy, used from now on.
         if step.fixed {
             if let (Some(l), Some(Some(t))) = (local.as_mut(), outputs.first_mut()) {
                 *t = l[i].insert(local_copy(t)).clone();

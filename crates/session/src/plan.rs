@@ -142,6 +142,25 @@ fn has_independent_expensive(expensive: &[bool], deps_of: &[Vec<usize>]) -> bool
     false
 }
 
+/// What `node` waits for (data it is not fed, and control inputs), each node id mapped through
+/// `index`, sorted and without repeats.
+fn deps_of_node(
+    node: &Node,
+    fed: &HashSet<(usize, usize)>,
+    index: impl Fn(usize) -> usize,
+) -> Vec<usize> {
+    let mut deps: Vec<usize> = node
+        .inputs()
+        .iter()
+        .filter(|inp| !fed.contains(inp))
+        .map(|&(m, _)| index(m))
+        .chain(node.control_inputs().iter().map(|&c| index(c)))
+        .collect();
+    deps.sort_unstable();
+    deps.dedup();
+    deps
+}
+
 /// A topological order of `ids` (needed node ids, in id order, itself topological) in which a
 /// step that may block comes only when no other step is ready; otherwise id order is kept.
 ///
@@ -159,15 +178,7 @@ fn blocking_steps_last(
     let mut waiting_for = vec![0usize; ids.len()];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     for (i, &n) in ids.iter().enumerate() {
-        let mut deps: Vec<usize> = nodes[n]
-            .inputs()
-            .iter()
-            .filter(|inp| !fed.contains(inp))
-            .map(|(m, _)| pos[m])
-            .chain(nodes[n].control_inputs().iter().map(|c| pos[c]))
-            .collect();
-        deps.sort_unstable();
-        deps.dedup();
+        let deps = deps_of_node(&nodes[n], fed, |m| pos[&m]);
         waiting_for[i] = deps.len();
         for d in deps {
             users[d].push(i);
@@ -345,15 +356,7 @@ pub(crate) fn build_plan(
                 .cloned();
             let fixed =
                 constant.is_some() || (kernel.output_is_fixed() && node.output_dtypes().len() == 1);
-            let mut deps: Vec<usize> = node
-                .inputs()
-                .iter()
-                .filter(|inp| !fed.contains(inp))
-                .map(|(m, _)| step_of[m])
-                .chain(node.control_inputs().iter().map(|c| step_of[c]))
-                .collect();
-            deps.sort_unstable();
-            deps.dedup();
+            let deps = deps_of_node(node, &fed, |m| step_of[&m]);
             let me = steps.len();
             for &d in &deps {
                 steps[d].consumers.push(me);
