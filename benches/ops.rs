@@ -86,6 +86,42 @@ fn cases() -> Result<Vec<Case>> {
             feeds: vec![(a, ta), (b, tb)],
         });
     }
+    // A first layer on MNIST-like input: x has about 20% nonzeros (as ops_numpy.py makes it),
+    // against a 128x784x128 product of dense x.
+    for (id, density, transpose_a) in [
+        ("matmul_128x784x128", None, false),
+        ("matmul_sparse20_128x784x128", Some(20), false),
+        ("matmul_sparse20_t_784x128x128", Some(20), true),
+        ("matmul_sparse30_128x784x128", Some(30), false),
+        ("matmul_sparse40_128x784x128", Some(40), false),
+    ] {
+        let g = Graph::new();
+        let (x, mut tx) = feed_f32(&g, &[128, 784], 4)?;
+        if let Some(pct) = density {
+            let v = tx.to_vec::<f32>()?;
+            let kept = v
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| if (i * 7919) % 100 < pct { x } else { 0.0 })
+                .collect();
+            tx = Tensor::from_vec(&[128, 784], kept)?;
+        }
+        let (b, tb) = feed_f32(
+            &g,
+            if transpose_a {
+                &[128, 128]
+            } else {
+                &[784, 128]
+            },
+            5,
+        )?;
+        let out = MatMul::new().transpose_a(transpose_a).build(&x, &b)?;
+        v.push(Case {
+            id,
+            out,
+            feeds: vec![(x, tx), (b, tb)],
+        });
+    }
     {
         let g = Graph::new();
         let p = placeholder(&g, DType::U8, Shape::known(&[128, 784]))?;

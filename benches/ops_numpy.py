@@ -24,6 +24,10 @@ def cases():
     s = floats((1024, 1024), 3)
     m1, k1 = floats((128, 784), 4), floats((784, 10), 5)
     m2, k2 = floats((512, 512), 4), floats((512, 512), 5)
+    x = floats((128, 784), 4)
+    keep = lambda pct: np.where((np.arange(128 * 784).reshape(128, 784) * 7919) % 100 < pct, x, 0)
+    x20, x30, x40 = (keep(p).astype(np.float32) for p in (20, 30, 40))
+    w, g = floats((784, 128), 5), floats((128, 128), 5)
     u8 = (np.arange(128 * 784) * 31 % 251).astype(np.uint8).reshape(128, 784)
     return [
         ("add_f32_1024x1024", lambda: np.add(a, b)),
@@ -31,6 +35,11 @@ def cases():
         ("reduce_sum_axis1_1024x1024", lambda: s.sum(axis=1)),
         ("matmul_128x784x10", lambda: m1 @ k1),
         ("matmul_512x512x512", lambda: m2 @ k2),
+        ("matmul_128x784x128", lambda: x @ w),
+        ("matmul_sparse20_128x784x128", lambda: x20 @ w),
+        ("matmul_sparse20_t_784x128x128", lambda: x20.T @ g),
+        ("matmul_sparse30_128x784x128", lambda: x30 @ w),
+        ("matmul_sparse40_128x784x128", lambda: x40 @ w),
         ("cast_u8_f32_128x784", lambda: u8.astype(np.float32)),
     ]
 

@@ -1,7 +1,7 @@
 //! `MatMul` (2-D, optional transposes) and `BatchMatMulV2` (stacks of matrices whose batch
 //! dims broadcast), on ndarray's optimized `dot` (matrixmultiply) for floats, the kernels of
-//! `matmul_narrow` for f32 products with at most 16 columns, and a wrapping row-major loop for
-//! integers.
+//! `matmul_narrow` for f32 products with at most 16 columns, `matmul_sparse` for f32 products
+//! whose left operand is mostly zeros, and a wrapping row-major loop for integers.
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, Ix2, LinalgScalar};
@@ -14,6 +14,7 @@ use weir_graph::{
 use super::bcast::{broadcast_shapes, broadcast_static};
 use super::binary::Arith;
 use super::matmul_narrow;
+use super::matmul_sparse;
 
 /// `tf.matmul(a, b)`: `MatMul` for matrices, `BatchMatMulV2` when either input has rank above 2
 /// (or unknown rank), whose leading dims broadcast.
@@ -206,8 +207,13 @@ fn product2<T: Gemm + LinalgScalar>(ta: bool, tb: bool, a: &Tensor, b: &Tensor) 
     }
     if T::DTYPE.is_floating() {
         let (m, k, n) = (av.nrows(), av.ncols(), bv.ncols());
-        if T::DTYPE == DType::F32 && matmul_narrow::applies(m, k, n) {
-            return matmul_narrow::product(ta, tb, a, b);
+        if T::DTYPE == DType::F32 {
+            if matmul_narrow::applies(m, k, n) {
+                return matmul_narrow::product(ta, tb, a, b);
+            }
+            if let Some(out) = matmul_sparse::product(ta, tb, a, b)? {
+                return Ok(out);
+            }
         }
         return Ok(Tensor::from_array(av.dot(&bv)));
     }

@@ -13,6 +13,7 @@ mod cast;
 mod compare;
 mod matmul;
 mod matmul_narrow;
+mod matmul_sparse;
 mod misc;
 mod reduce;
 mod reduce_engine;
