@@ -105,17 +105,15 @@ impl pulp::WithSimd for Sparse<'_> {
             b,
             n,
         } = self;
-        let mut masks = NonzeroMasks::of_rows(a, rows, cols);
+        // Element (i, t) of op(a) is a[i * row_stride + t * depth_stride].
+        let (masks, row_stride, depth_stride) = if transposed {
+            (NonzeroMasks::of_columns(a, rows, cols), 1, cols)
+        } else {
+            (NonzeroMasks::of_rows(a, rows, cols), cols, 1)
+        };
         if masks.count() as f64 > MAX_DENSITY * a.len() as f64 || !all_finite(b) {
             return None;
         }
-        // Element (i, t) of op(a) is a[i * row_stride + t * depth_stride].
-        let (row_stride, depth_stride) = if transposed {
-            masks = masks.transpose(rows, cols);
-            (1, cols)
-        } else {
-            (cols, 1)
-        };
         let op_a = OpA {
             a,
             masks: &masks,
@@ -182,20 +180,26 @@ impl NonzeroMasks {
         self.bits.iter().map(|w| w.count_ones() as usize).sum()
     }
 
-    /// The masks of the columns of the same `[rows, cols]` matrix (the rows of its transpose),
-    /// set by walking the nonzeros once.
-    fn transpose(&self, rows: usize, cols: usize) -> NonzeroMasks {
+    /// The masks of the columns of a row-major `[rows, cols]` matrix (the rows of its
+    /// transpose). Each row of the matrix sets one bit in every column's word: a pass in
+    /// memory order, into words laid out by column, then reordered to a column's words together.
+    #[inline(always)]
+    fn of_columns(a: &[f32], rows: usize, cols: usize) -> NonzeroMasks {
         let words = rows.div_ceil(64);
-        let mut bits = vec![0u64; cols * words];
-        for (i, row) in self.bits.chunks_exact(self.words.max(1)).enumerate() {
-            let (word, bit) = (i / 64, 1u64 << (i % 64));
-            for (w, &mask) in row.iter().enumerate() {
-                let mut m = mask;
-                while m != 0 {
-                    let c = w * 64 + m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    bits[c * words + word] |= bit;
+        let mut by_word = vec![0u64; words * cols];
+        if cols > 0 {
+            for (i, row) in a.chunks_exact(cols).take(rows).enumerate() {
+                let (w, t) = (i / 64, i % 64);
+                let dst = &mut by_word[w * cols..(w + 1) * cols];
+                for (d, &v) in dst.iter_mut().zip(row) {
+                    *d |= u64::from(v != 0.0) << t;
                 }
+            }
+        }
+        let mut bits = vec![0u64; cols * words];
+        for (w, word) in by_word.chunks_exact(cols.max(1)).enumerate() {
+            for (c, &m) in word.iter().enumerate() {
+                bits[c * words + w] = m;
             }
         }
         NonzeroMasks {
@@ -448,7 +452,7 @@ mod tests {
         let masks = NonzeroMasks::of_rows(&a, 2, 3);
         assert_eq!(masks.bits, vec![0b010, 0b110]);
         assert_eq!(masks.count(), 3);
-        let t = masks.transpose(2, 3);
+        let t = NonzeroMasks::of_columns(&a, 2, 3);
         assert_eq!((t.rows, t.words), (3, 1));
         assert_eq!(t.bits, vec![0b00, 0b11, 0b10]);
         // Rows longer than a word.
@@ -457,11 +461,19 @@ mod tests {
         wide[130 + 64] = 1.0;
         let masks = NonzeroMasks::of_rows(&wide, 2, 130);
         assert_eq!(masks.bits, vec![0, 0, 0b10, 0, 1, 0]);
-        let t = masks.transpose(2, 130);
+        let t = NonzeroMasks::of_columns(&wide, 2, 130);
         assert_eq!(t.bits[64], 0b10);
         assert_eq!(t.bits[129], 0b01);
         assert_eq!(t.count(), 2);
         assert!(NonzeroMasks::of_rows(&[], 3, 0).bits.is_empty());
+        assert!(NonzeroMasks::of_columns(&[], 3, 0).bits.is_empty());
+        // Columns longer than a word: 130 rows of one column, nonzero at rows 1 and 129.
+        let mut tall = vec![0.0f32; 130];
+        tall[1] = 3.0;
+        tall[129] = f32::NAN;
+        let t = NonzeroMasks::of_columns(&tall, 130, 1);
+        assert_eq!((t.rows, t.words), (1, 3));
+        assert_eq!(t.bits, vec![0b10, 0, 0b10]);
         assert!(all_finite(&[1.0; 40]));
         assert!(!all_finite(&[f32::NAN; 3]));
     }
