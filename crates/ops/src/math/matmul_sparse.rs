@@ -47,7 +47,7 @@ fn product_with(
     let (ar, ac) = (a.shape()[0], a.shape()[1]);
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
     let n = if tb { b.shape()[0] } else { b.shape()[1] };
-    if n == 0 || m.saturating_mul(k).saturating_mul(n) < MIN_WORK {
+    if n == 0 || m.saturating_mul(k).saturating_mul(n) < MIN_WORK || !looks_sparse(xs) {
         return Ok(None);
     }
     // The kernel reads b as [k][n] rows.
@@ -66,6 +66,23 @@ fn product_with(
     });
     out.map(|o| Tensor::from_vec(&[m, n], o)).transpose()
 }
+
+/// Whether a spread sample of at most [`SAMPLE`] elements of `a` is sparse enough to be worth
+/// the masks: a dense operand (a hidden layer's activations, say) costs the dense product only
+/// a thousand loads, not a full pass. The masks then count exactly.
+fn looks_sparse(a: &[f32]) -> bool {
+    let step = (a.len() / SAMPLE).max(1);
+    let (seen, nonzero) = a
+        .iter()
+        .step_by(step)
+        .fold((0usize, 0usize), |(s, nz), &v| {
+            (s + 1, nz + usize::from(v != 0.0))
+        });
+    nonzero as f64 <= (MAX_DENSITY + 0.1) * seen as f64
+}
+
+/// Elements sampled by [`looks_sparse`].
+const SAMPLE: usize = 1024;
 
 /// The `[cols, rows]` transpose of a row-major `[rows, cols]` matrix.
 fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
@@ -438,6 +455,28 @@ mod tests {
             let b = Tensor::from_vec(&[100, 64], v).unwrap();
             assert!(product(false, false, &a, &b).unwrap().is_none(), "{bad}");
         }
+        // Dense at the sampled places, sparse elsewhere: the sample rejects it. Sparse at the
+        // sampled places but dense elsewhere: the exact count does.
+        let len = 64 * 100;
+        let step = len / SAMPLE;
+        let sampled = |dense_at_samples: bool| {
+            let v: Vec<f32> = (0..len)
+                .map(|i| {
+                    if (i % step == 0) == dense_at_samples {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            Tensor::from_vec(&[64, 100], v).unwrap()
+        };
+        assert!(!looks_sparse(sampled(true).as_slice::<f32>().unwrap()));
+        assert!(product(false, false, &sampled(true), &b).unwrap().is_none());
+        assert!(looks_sparse(sampled(false).as_slice::<f32>().unwrap()));
+        assert!(product(false, false, &sampled(false), &b)
+            .unwrap()
+            .is_none());
         // Too small to be worth a check.
         let tiny = sparse(4, 4, 5, 1);
         assert!(product(false, false, &tiny, &filled(4, 4, 2))
