@@ -16,6 +16,8 @@ use std::borrow::Cow;
 
 use weir_graph::{Result, Tensor};
 
+use crate::util::Isa;
+
 /// The widest product computed here.
 pub(super) const MAX_COLS: usize = 16;
 
@@ -28,17 +30,11 @@ pub(super) fn applies(m: usize, k: usize, n: usize) -> bool {
 /// `op(a) . op(b)` for f32 matrices (`op` transposes when `ta`/`tb`), whose shapes the caller
 /// has checked: `[m, k] . [k, n]` after the transposes, with `n <= MAX_COLS`.
 pub(super) fn product(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    product_with(ta, tb, a, b, |k| pulp::Arch::new().dispatch(k))
+    product_with(ta, tb, a, b, Isa::Dispatched)
 }
 
-/// [`product`] with the kernel run by `run` (tests pick each instruction set with it).
-fn product_with(
-    ta: bool,
-    tb: bool,
-    a: &Tensor,
-    b: &Tensor,
-    run: impl FnOnce(Kernel<'_>),
-) -> Result<Tensor> {
+/// [`product`] with the kernel run on `isa` (tests pick each instruction set).
+fn product_with(ta: bool, tb: bool, a: &Tensor, b: &Tensor, isa: Isa) -> Result<Tensor> {
     let (xs, ys) = (a.as_slice::<f32>()?, b.as_slice::<f32>()?);
     let (ar, ac) = (a.shape()[0], a.shape()[1]);
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
@@ -52,7 +48,7 @@ fn product_with(
         (true, true) => Cow::Owned(transpose(ys, n, k)),
         (false, false) => Cow::Owned(transpose(ys, k, n)),
     };
-    run(Kernel {
+    isa.run(Kernel {
         wide: xs,
         m,
         k,
@@ -101,7 +97,7 @@ impl pulp::WithSimd for Kernel<'_> {
 }
 
 /// The `[cols, rows]` transpose of a row-major `[rows, cols]` matrix.
-fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+pub(super) fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut t = vec![0.0f32; x.len()];
     for (r, row) in x.chunks_exact(cols).enumerate() {
         for (c, &v) in row.iter().enumerate() {
@@ -281,40 +277,18 @@ mod tests {
         out
     }
 
-    /// The product on the dispatched path and on each instruction set this CPU has: the
-    /// baseline's one-lane vectors, AVX2's eight, AVX-512's sixteen (block widths differ).
+    /// The product on each instruction set this CPU has: the dispatched one, the baseline's
+    /// one-lane vectors, AVX2's eight, AVX-512's sixteen (block widths differ).
     fn every_instruction_set(
         ta: bool,
         tb: bool,
         a: &Tensor,
         b: &Tensor,
     ) -> Vec<(&'static str, Tensor)> {
-        let mut out = vec![
-            ("dispatched", product(ta, tb, a, b).unwrap()),
-            (
-                "scalar",
-                product_with(ta, tb, a, b, |k| {
-                    pulp::Simd::vectorize(pulp::Scalar::new(), k)
-                })
-                .unwrap(),
-            ),
-        ];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(v3) = pulp::x86::V3::try_new() {
-                out.push((
-                    "avx2",
-                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v3, k)).unwrap(),
-                ));
-            }
-            if let Some(v4) = pulp::x86::V4::try_new() {
-                out.push((
-                    "avx512",
-                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v4, k)).unwrap(),
-                ));
-            }
-        }
-        out
+        Isa::all()
+            .into_iter()
+            .map(|(name, isa)| (name, product_with(ta, tb, a, b, isa).unwrap()))
+            .collect()
     }
 
     fn filled(rows: usize, cols: usize, seed: usize) -> Tensor {

@@ -19,6 +19,10 @@ use std::borrow::Cow;
 
 use weir_graph::{Result, Tensor};
 
+use crate::util::Isa;
+
+use super::matmul_narrow::transpose;
+
 /// The largest share of nonzeros in `a` for which this kernel is used. `cargo bench --bench ops
 /// -- matmul_` on a 2-core AVX2 EPYC, 128x784x128, microseconds per call: matrixmultiply 344 at
 /// any density; this kernel 153 at 20% nonzeros, 192 at 30%, 320 at 40%, 514 at 100%. The
@@ -32,17 +36,11 @@ const MIN_WORK: usize = 1 << 16;
 /// dense kernel should run instead. The caller has checked the shapes: `[m, k] . [k, n]` after
 /// the transposes.
 pub(super) fn product(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Option<Tensor>> {
-    product_with(ta, tb, a, b, |k| pulp::Arch::new().dispatch(k))
+    product_with(ta, tb, a, b, Isa::Dispatched)
 }
 
-/// [`product`] with the kernel run by `run` (tests pick each instruction set with it).
-fn product_with(
-    ta: bool,
-    tb: bool,
-    a: &Tensor,
-    b: &Tensor,
-    run: impl FnOnce(Sparse<'_>) -> Option<Vec<f32>>,
-) -> Result<Option<Tensor>> {
+/// [`product`] with the kernel run on `isa` (tests pick each instruction set).
+fn product_with(ta: bool, tb: bool, a: &Tensor, b: &Tensor, isa: Isa) -> Result<Option<Tensor>> {
     let (xs, ys) = (a.as_slice::<f32>()?, b.as_slice::<f32>()?);
     let (ar, ac) = (a.shape()[0], a.shape()[1]);
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
@@ -56,7 +54,7 @@ fn product_with(
     } else {
         Cow::Borrowed(ys)
     };
-    let out = run(Sparse {
+    let out = isa.run(Sparse {
         a: xs,
         rows: ar,
         cols: ac,
@@ -84,19 +82,8 @@ fn looks_sparse(a: &[f32]) -> bool {
 /// Elements sampled by [`looks_sparse`].
 const SAMPLE: usize = 1024;
 
-/// The `[cols, rows]` transpose of a row-major `[rows, cols]` matrix.
-fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    let mut t = vec![0.0f32; x.len()];
-    for (r, row) in x.chunks_exact(cols).enumerate() {
-        for (c, &v) in row.iter().enumerate() {
-            t[c * rows + r] = v;
-        }
-    }
-    t
-}
-
 /// One product's operands, for [`pulp::Arch::dispatch`]: its `with_simd` is compiled once per
-/// instruction set (AVX-512, AVX2, the baseline), so the counting and gathering loops vectorize
+/// instruction set (AVX-512, AVX2, the baseline), so the loops that build the masks vectorize
 /// too.
 struct Sparse<'a> {
     /// `a` as stored: `[rows, cols]`, used transposed when `transposed`.
@@ -347,43 +334,19 @@ mod tests {
         out
     }
 
-    /// The product on the dispatched path and on each instruction set this CPU has.
+    /// The product on each instruction set this CPU has.
     fn every_instruction_set(
         ta: bool,
         tb: bool,
         a: &Tensor,
         b: &Tensor,
     ) -> Vec<(&'static str, Option<Tensor>)> {
-        let mut out = vec![
-            ("dispatched", product(ta, tb, a, b).unwrap()),
-            (
-                "scalar",
-                product_with(ta, tb, a, b, |k| {
-                    pulp::Simd::vectorize(pulp::Scalar::new(), k)
-                })
-                .unwrap(),
-            ),
-        ];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(v3) = pulp::x86::V3::try_new() {
-                out.push((
-                    "avx2",
-                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v3, k)).unwrap(),
-                ));
-            }
-            if let Some(v4) = pulp::x86::V4::try_new() {
-                out.push((
-                    "avx512",
-                    product_with(ta, tb, a, b, |k| pulp::Simd::vectorize(v4, k)).unwrap(),
-                ));
-            }
-        }
-        out
+        Isa::all()
+            .into_iter()
+            .map(|(name, isa)| (name, product_with(ta, tb, a, b, isa).unwrap()))
+            .collect()
     }
 
-    /// A `[rows, cols]` matrix with about one value in `every` nonzero (some negative zeros
-    /// among the zeros).
     fn sparse(rows: usize, cols: usize, every: usize, seed: usize) -> Tensor {
         let v = (0..rows * cols)
             .map(|i| {
