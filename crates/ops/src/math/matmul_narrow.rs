@@ -256,7 +256,7 @@ fn columns_block<S: pulp::Simd, const G: usize>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The product in f64, summed in order: the reference.
@@ -291,7 +291,9 @@ mod tests {
             .collect()
     }
 
-    fn filled(rows: usize, cols: usize, seed: usize) -> Tensor {
+    /// A `[rows, cols]` matrix of varied values in about [-3, 3] (the sparse products' tests
+    /// use it too).
+    pub(in crate::math) fn filled(rows: usize, cols: usize, seed: usize) -> Tensor {
         let v = (0..rows * cols)
             .map(|i| (((i * 7919 + seed * 104_729) % 2001) as f32 - 1000.0) / 333.0)
             .collect();

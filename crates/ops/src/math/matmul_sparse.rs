@@ -314,6 +314,7 @@ fn block<S: pulp::Simd, const G: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::matmul_narrow::tests::filled;
 
     /// `op(a) . op(b)` summed in f32 in increasing k with a fused multiply-add per term and the
     /// zeros included: the dense product this kernel must reproduce bit for bit.
@@ -357,13 +358,6 @@ mod tests {
                     _ => 0.0,
                 }
             })
-            .collect();
-        Tensor::from_vec(&[rows, cols], v).unwrap()
-    }
-
-    fn filled(rows: usize, cols: usize, seed: usize) -> Tensor {
-        let v = (0..rows * cols)
-            .map(|i| (((i * 7919 + seed * 104_729) % 2001) as f32 - 1000.0) / 333.0)
             .collect();
         Tensor::from_vec(&[rows, cols], v).unwrap()
     }
