@@ -163,6 +163,23 @@ impl NonzeroMasks {
     /// The masks of the rows of a row-major `[rows, cols]` matrix.
     #[inline(always)]
     fn of_rows(a: &[f32], rows: usize, cols: usize) -> NonzeroMasks {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            return simd.vectorize(x86::RowMasks {
+                simd,
+                a,
+                rows,
+                cols,
+            });
+        }
+        NonzeroMasks::of_rows_portable(a, rows, cols)
+    }
+
+    /// [`NonzeroMasks::of_rows`] in plain Rust: the compiler turns a bit per element into
+    /// shifts of 64-bit lanes, about 0.6 cycles per element, where AVX2's compare and movemask
+    /// give eight bits at once.
+    #[inline(always)]
+    fn of_rows_portable(a: &[f32], rows: usize, cols: usize) -> NonzeroMasks {
         let words = cols.div_ceil(64);
         let mut bits = vec![0u64; rows * words];
         if cols > 0 {
@@ -210,6 +227,62 @@ impl NonzeroMasks {
             rows: cols,
             words,
             bits,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::{__m256, _CMP_NEQ_UQ};
+    use pulp::x86::V3;
+
+    use super::NonzeroMasks;
+
+    /// [`NonzeroMasks::of_rows`] with AVX2: eight compares and a movemask per byte of a mask.
+    pub(super) struct RowMasks<'a> {
+        pub(super) simd: V3,
+        pub(super) a: &'a [f32],
+        pub(super) rows: usize,
+        pub(super) cols: usize,
+    }
+
+    impl pulp::NullaryFnOnce for RowMasks<'_> {
+        type Output = NonzeroMasks;
+
+        #[inline(always)]
+        fn call(self) -> NonzeroMasks {
+            let RowMasks {
+                simd,
+                a,
+                rows,
+                cols,
+            } = self;
+            let avx = simd.avx;
+            let zero = avx._mm256_setzero_ps();
+            let words = cols.div_ceil(64);
+            let mut bits = vec![0u64; rows * words];
+            if cols > 0 {
+                for (row, out) in a.chunks_exact(cols).zip(bits.chunks_exact_mut(words)) {
+                    for (chunk, word) in row.chunks(64).zip(out.iter_mut()) {
+                        let eights = chunk.chunks_exact(8);
+                        let tail = eights.remainder();
+                        let mut w = 0u64;
+                        for (k, eight) in eights.enumerate() {
+                            let raw: [f32; 8] = eight.try_into().expect("eight floats");
+                            let v: __m256 = pulp::cast(raw);
+                            // Not-equal, unordered: a NaN counts as nonzero, as `v != 0.0` does.
+                            let ne = avx._mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
+                            w |= (avx._mm256_movemask_ps(ne) as u32 as u64) << (8 * k);
+                        }
+                        let done = chunk.len() - tail.len();
+                        for (t, &v) in tail.iter().enumerate() {
+                            w |= u64::from(v != 0.0) << (done + t);
+                        }
+                        *word = w;
+                    }
+                }
+            }
+            NonzeroMasks { rows, words, bits }
         }
     }
 }
@@ -439,6 +512,29 @@ mod tests {
         assert!(product(false, false, &tiny, &filled(4, 4, 2))
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn row_masks_match_the_portable_loop() {
+        // Widths with and without a partial last word and a partial last eight; NaN, negative
+        // zero and subnormals among the values.
+        for cols in [1, 7, 8, 63, 64, 65, 100, 784] {
+            let rows = 5;
+            let v: Vec<f32> = (0..rows * cols)
+                .map(|i| match ((i * 2_654_435_761usize) >> 5) % 7 {
+                    0 => f32::NAN,
+                    1 => -0.0,
+                    2 => f32::MIN_POSITIVE / 4.0,
+                    3 => 1.5,
+                    _ => 0.0,
+                })
+                .collect();
+            assert_eq!(
+                NonzeroMasks::of_rows(&v, rows, cols),
+                NonzeroMasks::of_rows_portable(&v, rows, cols),
+                "cols={cols}"
+            );
+        }
     }
 
     #[test]
