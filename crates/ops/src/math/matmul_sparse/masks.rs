@@ -24,24 +24,23 @@ impl NonzeroMasks {
                 cols,
             });
         }
-        NonzeroMasks::of_rows_portable(a, rows, cols)
+        NonzeroMasks::of_rows_with(a, rows, cols, word_of)
     }
 
-    /// [`NonzeroMasks::of_rows`] in plain Rust: the compiler turns a bit per element into
-    /// shifts of 64-bit lanes, about 0.6 cycles per element, where AVX2's compare and movemask
-    /// give eight bits at once.
+    /// The row masks with each word (of up to 64 elements) computed by `word`.
     #[inline(always)]
-    fn of_rows_portable(a: &[f32], rows: usize, cols: usize) -> NonzeroMasks {
+    fn of_rows_with(
+        a: &[f32],
+        rows: usize,
+        cols: usize,
+        word: impl Fn(&[f32]) -> u64,
+    ) -> NonzeroMasks {
         let words = cols.div_ceil(64);
         let mut bits = vec![0u64; rows * words];
         if cols > 0 {
             for (row, out) in a.chunks_exact(cols).zip(bits.chunks_exact_mut(words)) {
-                for (chunk, word) in row.chunks(64).zip(out.iter_mut()) {
-                    let mut w = 0u64;
-                    for (t, &v) in chunk.iter().enumerate() {
-                        w |= u64::from(v != 0.0) << t;
-                    }
-                    *word = w;
+                for (chunk, w) in row.chunks(64).zip(out.iter_mut()) {
+                    *w = word(chunk);
                 }
             }
         }
@@ -83,12 +82,23 @@ impl NonzeroMasks {
     }
 }
 
+/// The mask word of up to 64 elements, in plain Rust: the compiler turns a bit per element into
+/// shifts of 64-bit lanes, where AVX2's compare and movemask give eight bits at once (with it,
+/// the 128x784x128 product at 20% nonzeros went from 152-156 to 137-139 us).
+#[inline(always)]
+fn word_of(chunk: &[f32]) -> u64 {
+    chunk
+        .iter()
+        .enumerate()
+        .fold(0u64, |w, (t, &v)| w | u64::from(v != 0.0) << t)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::{__m256, _CMP_NEQ_UQ};
     use pulp::x86::V3;
 
-    use super::NonzeroMasks;
+    use super::{word_of, NonzeroMasks};
 
     /// [`NonzeroMasks::of_rows`] with AVX2: eight compares and a movemask per byte of a mask.
     pub(super) struct RowMasks<'a> {
@@ -111,30 +121,23 @@ mod x86 {
             } = self;
             let avx = simd.avx;
             let zero = avx._mm256_setzero_ps();
-            let words = cols.div_ceil(64);
-            let mut bits = vec![0u64; rows * words];
-            if cols > 0 {
-                for (row, out) in a.chunks_exact(cols).zip(bits.chunks_exact_mut(words)) {
-                    for (chunk, word) in row.chunks(64).zip(out.iter_mut()) {
-                        let eights = chunk.chunks_exact(8);
-                        let tail = eights.remainder();
-                        let mut w = 0u64;
-                        for (k, eight) in eights.enumerate() {
-                            let raw: [f32; 8] = eight.try_into().expect("eight floats");
-                            let v: __m256 = pulp::cast(raw);
-                            // Not-equal, unordered: a NaN counts as nonzero, as `v != 0.0` does.
-                            let ne = avx._mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
-                            w |= (avx._mm256_movemask_ps(ne) as u32 as u64) << (8 * k);
-                        }
-                        let done = chunk.len() - tail.len();
-                        for (t, &v) in tail.iter().enumerate() {
-                            w |= u64::from(v != 0.0) << (done + t);
-                        }
-                        *word = w;
-                    }
+            NonzeroMasks::of_rows_with(a, rows, cols, |chunk| {
+                let eights = chunk.chunks_exact(8);
+                let tail = eights.remainder();
+                let mut w = 0u64;
+                for (k, eight) in eights.enumerate() {
+                    let raw: [f32; 8] = eight.try_into().expect("eight floats");
+                    let v: __m256 = pulp::cast(raw);
+                    // Not-equal, unordered: a NaN counts as nonzero, as `v != 0.0` does.
+                    let ne = avx._mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
+                    w |= (avx._mm256_movemask_ps(ne) as u32 as u64) << (8 * k);
                 }
-            }
-            NonzeroMasks { rows, words, bits }
+                if !tail.is_empty() {
+                    // Fewer than eight left, so the shift is below 64.
+                    w |= word_of(tail) << (chunk.len() - tail.len());
+                }
+                w
+            })
         }
     }
 }
@@ -160,7 +163,7 @@ mod tests {
                 .collect();
             assert_eq!(
                 NonzeroMasks::of_rows(&v, rows, cols),
-                NonzeroMasks::of_rows_portable(&v, rows, cols),
+                NonzeroMasks::of_rows_with(&v, rows, cols, word_of),
                 "cols={cols}"
             );
         }

@@ -80,13 +80,14 @@ fn looks_sparse(a: &[f32]) -> bool {
         .fold((0usize, 0usize), |(s, nz), &v| {
             (s + 1, nz + usize::from(v != 0.0))
         });
+    // The margin keeps a sample that drew a few more nonzeros than the whole for the exact count.
     nonzero as f64 <= (MAX_DENSITY + 0.1) * seen as f64
 }
 
 /// Elements sampled by [`looks_sparse`].
 const SAMPLE: usize = 1024;
 
-/// One product's operands, for [`pulp::Arch::dispatch`]: its `with_simd` is compiled once per
+/// One product's operands, for [`Isa::run`]: its `with_simd` is compiled once per
 /// instruction set (AVX-512, AVX2, the baseline), so the loops that build the masks vectorize
 /// too.
 struct Sparse<'a> {
@@ -160,6 +161,28 @@ struct OpA<'a> {
     depth_stride: usize,
 }
 
+impl OpA<'_> {
+    /// The mask word `w` of row `i`.
+    #[inline(always)]
+    fn word(&self, i: usize, w: usize) -> u64 {
+        self.masks.bits[i * self.masks.words + w]
+    }
+
+    /// The nonzeros of row `i` in mask word `w`: `(t, op(a)[i][t])` in increasing `t`.
+    #[inline(always)]
+    fn nonzeros(&self, i: usize, w: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
+        let mut m = self.word(i, w);
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let t = w * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some((t, self.a[i * self.row_stride + t * self.depth_stride]))
+        })
+    }
+}
+
 /// `out = op(a) . b` for `[k, n]` rows of `b`: for each block of up to eight vectors of
 /// columns, for each tile of 64 rows of `b` (one mask word), each output row accumulates in
 /// registers the rows of the tile its nonzeros select.
@@ -191,23 +214,11 @@ fn tiled_product<S: pulp::Simd>(simd: S, op_a: &OpA<'_>, b: &[f32], n: usize, ou
         j += g * lanes;
     }
     // Columns past the last whole vector, one at a time, in the same order.
-    let masks = op_a.masks;
     for (i, row) in out.chunks_exact_mut(n).enumerate() {
         for (jj, o) in row.iter_mut().enumerate().skip(j) {
-            let mut s = 0.0f32;
-            for (w, &mask) in masks.bits[i * masks.words..(i + 1) * masks.words]
-                .iter()
-                .enumerate()
-            {
-                let mut m = mask;
-                while m != 0 {
-                    let t = w * 64 + m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let v = op_a.a[i * op_a.row_stride + t * op_a.depth_stride];
-                    s = v.mul_add(b[t * n + jj], s);
-                }
-            }
-            *o = s;
+            *o = (0..op_a.masks.words)
+                .flat_map(|w| op_a.nonzeros(i, w))
+                .fold(0.0f32, |s, (t, v)| v.mul_add(b[t * n + jj], s));
         }
     }
 }
@@ -226,19 +237,14 @@ fn block<S: pulp::Simd, const G: usize>(
     out: &mut [f32],
 ) {
     let width = G * S::F32_LANES;
-    let masks = op_a.masks;
     for (i, row) in out.chunks_exact_mut(n).enumerate() {
-        let mut m = masks.bits[i * masks.words + w];
-        if m == 0 {
+        if op_a.word(i, w) == 0 {
             continue;
         }
         let (ov, _) = S::as_mut_simd_f32s(&mut row[j..j + width]);
         let mut acc: [S::f32s; G] = std::array::from_fn(|q| ov[q]);
-        let base = i * op_a.row_stride;
-        while m != 0 {
-            let t = w * 64 + m.trailing_zeros() as usize;
-            m &= m - 1;
-            let av = simd.splat_f32s(op_a.a[base + t * op_a.depth_stride]);
+        for (t, v) in op_a.nonzeros(i, w) {
+            let av = simd.splat_f32s(v);
             let start = t * n + j;
             let (bv, _) = S::as_simd_f32s(&b[start..start + width]);
             for q in 0..G {
