@@ -134,6 +134,19 @@ fn cases() -> Result<Vec<Case>> {
             feeds: vec![(p, t)],
         });
     }
+    {
+        // The MNIST int64 pipeline's cast of a parsed batch: pixels 0..255 as int64.
+        let g = Graph::new();
+        let p = placeholder(&g, DType::I64, Shape::known(&[128, 784]))?;
+        let pixels: Vec<i64> = (0..128 * 784).map(|i| (i * 31 % 251) as i64).collect();
+        let t = Tensor::from_vec(&[128, 784], pixels)?;
+        let out = cast(&p, DType::F32)?;
+        v.push(Case {
+            id: "cast_i64_f32_128x784",
+            out,
+            feeds: vec![(p, t)],
+        });
+    }
     Ok(v)
 }
 

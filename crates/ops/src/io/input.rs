@@ -64,15 +64,28 @@ enum Source {
 /// A byte stream read in chunks, with a cursor; see the module doc.
 pub(crate) struct ChunkedInput {
     src: Source,
+    /// The current chunk: all of it initialised, its bytes from `end` on stale.
     buf: Bytes,
     pos: usize,
+    /// Where the chunk's data starts and ends.
+    start: usize,
+    end: usize,
+    /// The stream offset of `buf[start]`.
     base: u64,
     eof: bool,
     /// A read error that came after bytes still in memory; reported once those are used up.
     failed: Option<Error>,
     chunk: usize,
     name: Arc<str>,
+    /// Earlier chunks that records still held when they were replaced, kept for reuse.
+    retired: Vec<Bytes>,
 }
+
+/// How many replaced chunks a stream keeps for reuse.
+const MAX_RETIRED: usize = 2;
+
+/// The alignment a read's destination is given (see [`ChunkedInput::buffer_for`]).
+const CACHE_LINE: usize = 64;
 
 impl ChunkedInput {
     /// Reads `r`, decompressing with `compression`; `len` is its length when known and plain.
@@ -93,11 +106,14 @@ impl ChunkedInput {
             src,
             buf: Bytes::new(),
             pos: 0,
+            start: 0,
+            end: 0,
             base: 0,
             eof: false,
             failed: None,
             chunk: chunk.max(1024),
             name,
+            retired: Vec::new(),
         }
     }
 
@@ -127,13 +143,13 @@ impl ChunkedInput {
     /// The unread bytes in memory.
     #[inline]
     pub(crate) fn available(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.buf[self.pos..self.end]
     }
 
     /// The stream offset (in decompressed bytes) of the cursor.
     #[inline]
     pub(crate) fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        self.base + (self.pos - self.start) as u64
     }
 
     /// `len` bytes at `start` past the cursor, sharing the chunk.
@@ -145,7 +161,7 @@ impl ChunkedInput {
     /// Moves the cursor `n` bytes on (`n` must be available).
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
-        debug_assert!(n <= self.buf.len() - self.pos);
+        debug_assert!(n <= self.end - self.pos);
         self.pos += n;
     }
 
@@ -159,7 +175,7 @@ impl ChunkedInput {
     /// how many are available. Memory grows at most geometrically with the bytes actually
     /// present, so a length field claiming 2^40 bytes cannot make it allocate that much.
     pub(crate) fn fill(&mut self, n: usize) -> Result<usize> {
-        let mut avail = self.buf.len() - self.pos;
+        let mut avail = self.end - self.pos;
         while avail < n && !self.eof {
             if let Some(e) = &self.failed {
                 return Err(e.clone());
@@ -173,34 +189,20 @@ impl ChunkedInput {
                     break;
                 }
             }
-            // When no record of the old chunk is still held (a scan that drops each record),
-            // its allocation is reused: fresh allocations cost page faults on every chunk.
-            let old = std::mem::take(&mut self.buf);
-            let mut v: Vec<u8> = match old.try_into_mut() {
-                Ok(unique) => {
-                    let mut v = Vec::from(unique);
-                    v.drain(..self.pos);
-                    v.reserve(want - v.len());
-                    v
-                }
-                Err(old) => {
-                    let mut v = Vec::with_capacity(want);
-                    v.extend_from_slice(&old[self.pos..]);
-                    v
-                }
-            };
-            let res = self.read_into(&mut v, want - avail);
-            let got = v.len() - avail;
+            let (mut v, start) = self.buffer_for(want);
+            let (got, res) = self.read_into(&mut v[start + avail..start + want]);
             if let Source::Sized { remaining, .. } = &mut self.src {
                 *remaining -= got as u64;
                 if *remaining == 0 {
                     self.eof = true;
                 }
             }
-            self.base += self.pos as u64;
-            self.pos = 0;
+            self.base += (self.pos - self.start) as u64;
+            self.start = start;
+            self.pos = start;
+            self.end = start + avail + got;
             self.buf = Bytes::from(v);
-            avail = self.buf.len();
+            avail += got;
             match res {
                 Ok(true) => {}
                 Ok(false) => self.eof = true,
@@ -210,9 +212,65 @@ impl ChunkedInput {
         Ok(avail)
     }
 
-    /// Appends up to `max` bytes to `v`; `Ok(false)` when the source ended first.
-    fn read_into(&mut self, v: &mut Vec<u8>, max: usize) -> Result<bool> {
-        let start = v.len();
+    /// A buffer that holds the unread bytes at the returned start, followed by room for at least
+    /// `want` bytes in all, initialised. The current chunk is reused when no record of it is
+    /// still held (a scan that drops each record), else a retired chunk whose records have all
+    /// been dropped since: fresh allocations cost page faults and zeroing on every chunk, reused
+    /// ones are in cache.
+    ///
+    /// The start puts the next read's first byte at the same offset within a cache line as its
+    /// offset in the file has: the kernel copies page-cache bytes with `rep movsb`, which on
+    /// AMD Zen runs 2.6x slower when source and destination are not equally aligned (measured:
+    /// 1.6 vs 4.3 GB/s for 256 KiB reads of a cached file into a buffer at offset 8 vs 0).
+    fn buffer_for(&mut self, want: usize) -> (Vec<u8>, usize) {
+        let (pos, end) = (self.pos, self.end);
+        let keep = end - pos;
+        let next = self.base + (end - self.start) as u64;
+        let room = |v: &mut Vec<u8>| {
+            if v.len() < want + CACHE_LINE {
+                v.resize(want + CACHE_LINE, 0);
+            }
+            let addr = v.as_ptr() as usize + keep;
+            (next as usize).wrapping_sub(addr) % CACHE_LINE
+        };
+        match std::mem::take(&mut self.buf).try_into_mut() {
+            Ok(unique) => {
+                let mut v = Vec::from(unique);
+                let start = room(&mut v);
+                v.copy_within(pos..end, start);
+                (v, start)
+            }
+            Err(shared) => {
+                let mut v = self.reusable().unwrap_or_default();
+                let start = room(&mut v);
+                v[start..start + keep].copy_from_slice(&shared[pos..end]);
+                if self.retired.len() < MAX_RETIRED {
+                    self.retired.push(shared);
+                }
+                (v, start)
+            }
+        }
+    }
+
+    /// A retired chunk that no record holds any more.
+    fn reusable(&mut self) -> Option<Vec<u8>> {
+        for i in 0..self.retired.len() {
+            match self.retired.swap_remove(i).try_into_mut() {
+                Ok(unique) => return Some(Vec::from(unique)),
+                Err(shared) => {
+                    self.retired.push(shared);
+                    let last = self.retired.len() - 1;
+                    self.retired.swap(i, last);
+                }
+            }
+        }
+        None
+    }
+
+    /// Reads into all of `dst` unless the source ends first: how many bytes came, and
+    /// `Ok(false)` when the source ended. Each `read` asks for all that is left, so a chunk
+    /// takes one system call (std's `read_to_end` starts at 8 KiB and doubles).
+    fn read_into(&mut self, dst: &mut [u8]) -> (usize, Result<bool>) {
         if matches!(self.src, Source::Pending(..)) {
             let Source::Pending(mut br, c) =
                 std::mem::replace(&mut self.src, Source::Stream(Box::new(std::io::empty())))
@@ -221,7 +279,7 @@ impl ChunkedInput {
             };
             if let Err(e) = check_header(&mut br, c, &self.name) {
                 self.src = Source::Pending(br, c);
-                return Err(e);
+                return (0, Err(e));
             }
             self.src = Source::Inflate(match c {
                 Compression::Gzip => Box::new(MultiGzDecoder::new(br)),
@@ -233,16 +291,31 @@ impl ChunkedInput {
             Source::Sized { r, .. } | Source::Stream(r) | Source::Inflate(r) => r,
             Source::Pending(..) => unreachable!("replaced above"),
         };
-        // `take` + `read_to_end` fills the spare capacity without zeroing it first.
-        match r.take(max as u64).read_to_end(v) {
-            Ok(_) => Ok(v.len() - start == max),
-            Err(e) if inflating => Err(Error::data_loss(format!(
-                "inflate() failed with error -3: {} in \"{}\"",
-                os_message(&e),
-                self.name
-            ))),
-            Err(e) => Err(Error::from(e).with_prefix(&format!("\"{}\": ", self.name))),
+        let mut got = 0;
+        while got < dst.len() {
+            match r.read(&mut dst[got..]) {
+                Ok(0) => return (got, Ok(false)),
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if inflating => {
+                    return (
+                        got,
+                        Err(Error::data_loss(format!(
+                            "inflate() failed with error -3: {} in \"{}\"",
+                            os_message(&e),
+                            self.name
+                        ))),
+                    )
+                }
+                Err(e) => {
+                    return (
+                        got,
+                        Err(Error::from(e).with_prefix(&format!("\"{}\": ", self.name))),
+                    )
+                }
+            }
         }
+        (got, Ok(true))
     }
 }
 
@@ -308,11 +381,49 @@ mod tests {
         }
     }
 
+    /// Records held across refills (the shared path, then retired chunks coming back) keep
+    /// their bytes, and every chunk lays bytes out at the cache-line offset they have in the
+    /// stream, whichever path made it.
+    #[test]
+    fn held_records_survive_refills_and_bytes_keep_their_alignment() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        for sized in [true, false] {
+            let mut inp = input(data.clone(), sized, 4096);
+            let mut held = std::collections::VecDeque::new();
+            let mut at = 0usize;
+            // Odd record sizes, so chunks end mid-record at every offset.
+            for (i, len) in (0..).map(|i| (i, 1 + (i * 389) % 3001)) {
+                let avail = inp.fill(len).unwrap();
+                if avail == 0 {
+                    break;
+                }
+                let len = len.min(avail);
+                assert_eq!(inp.offset(), at as u64);
+                assert_eq!(
+                    inp.available().as_ptr() as usize % CACHE_LINE,
+                    at % CACHE_LINE,
+                    "record {i} at {at}"
+                );
+                held.push_back((at, inp.slice(0, len)));
+                inp.consume(len);
+                at += len;
+                // Keep a few records alive so some chunks stay shared for a while.
+                if held.len() > 3 {
+                    held.pop_front();
+                }
+                for (start, rec) in &held {
+                    assert_eq!(&rec[..], &data[*start..*start + rec.len()]);
+                }
+            }
+            assert_eq!(at, data.len());
+        }
+    }
+
     #[test]
     fn huge_request_is_bounded_by_data() {
         let mut inp = input(vec![1u8; 100], false, 1024);
         assert_eq!(inp.fill(1 << 40).unwrap(), 100);
-        assert!(inp.buf.len() <= 100);
+        assert!(inp.buf.len() <= 2048, "{}", inp.buf.len());
     }
 
     #[test]
