@@ -147,6 +147,19 @@ fn cases() -> Result<Vec<Case>> {
             feeds: vec![(p, t)],
         });
     }
+    {
+        // cifar's per-example image transpose: [3,32,32] (CHW) uint8 to [32,32,3] (HWC).
+        let g = Graph::new();
+        let p = placeholder(&g, DType::U8, Shape::known(&[3, 32, 32]))?;
+        let pixels: Vec<u8> = (0..3 * 32 * 32).map(|i| (i * 31 % 251) as u8).collect();
+        let t = Tensor::from_vec(&[3, 32, 32], pixels)?;
+        let out = transpose(&p, &[1, 2, 0])?;
+        v.push(Case {
+            id: "transpose_u8_3x32x32_hwc",
+            out,
+            feeds: vec![(p, t)],
+        });
+    }
     Ok(v)
 }
 

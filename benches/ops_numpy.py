@@ -30,6 +30,7 @@ def cases():
     w, g = floats((784, 128), 5), floats((128, 128), 5)
     u8 = (np.arange(128 * 784) * 31 % 251).astype(np.uint8).reshape(128, 784)
     i64 = u8.astype(np.int64)
+    chw = (np.arange(3 * 32 * 32) * 31 % 251).astype(np.uint8).reshape(3, 32, 32)
     return [
         ("add_f32_1024x1024", lambda: np.add(a, b)),
         ("reduce_sum_axis0_1024x1024", lambda: s.sum(axis=0)),
@@ -43,6 +44,7 @@ def cases():
         ("matmul_sparse40_128x784x128", lambda: x40 @ w),
         ("cast_u8_f32_128x784", lambda: u8.astype(np.float32)),
         ("cast_i64_f32_128x784", lambda: i64.astype(np.float32)),
+        ("transpose_u8_3x32x32_hwc", lambda: np.ascontiguousarray(chw.transpose(1, 2, 0))),
     ]
 
 
