@@ -122,45 +122,47 @@ fn cases() -> Result<Vec<Case>> {
             feeds: vec![(x, tx), (b, tb)],
         });
     }
-    {
-        let g = Graph::new();
-        let p = placeholder(&g, DType::U8, Shape::known(&[128, 784]))?;
-        let bytes: Vec<u8> = (0..128 * 784).map(|i| (i * 31 % 251) as u8).collect();
-        let t = Tensor::from_vec(&[128, 784], bytes)?;
-        let out = cast(&p, DType::F32)?;
-        v.push(Case {
-            id: "cast_u8_f32_128x784",
-            out,
-            feeds: vec![(p, t)],
-        });
-    }
-    {
-        // The MNIST int64 pipeline's cast of a parsed batch: pixels 0..255 as int64.
-        let g = Graph::new();
-        let p = placeholder(&g, DType::I64, Shape::known(&[128, 784]))?;
-        let pixels: Vec<i64> = (0..128 * 784).map(|i| (i * 31 % 251) as i64).collect();
-        let t = Tensor::from_vec(&[128, 784], pixels)?;
-        let out = cast(&p, DType::F32)?;
-        v.push(Case {
-            id: "cast_i64_f32_128x784",
-            out,
-            feeds: vec![(p, t)],
-        });
-    }
-    {
-        // cifar's per-example image transpose: [3,32,32] (CHW) uint8 to [32,32,3] (HWC).
-        let g = Graph::new();
-        let p = placeholder(&g, DType::U8, Shape::known(&[3, 32, 32]))?;
-        let pixels: Vec<u8> = (0..3 * 32 * 32).map(|i| (i * 31 % 251) as u8).collect();
-        let t = Tensor::from_vec(&[3, 32, 32], pixels)?;
-        let out = transpose(&p, &[1, 2, 0])?;
-        v.push(Case {
-            id: "transpose_u8_3x32x32_hwc",
-            out,
-            feeds: vec![(p, t)],
-        });
-    }
+    // The MNIST bytes pipeline's cast of decoded pixels, and the int64 one's of parsed ones.
+    v.push(one_input_case(
+        "cast_u8_f32_128x784",
+        pixels::<u8>(&[128, 784])?,
+        |p| cast(p, DType::F32),
+    )?);
+    v.push(one_input_case(
+        "cast_i64_f32_128x784",
+        pixels::<i64>(&[128, 784])?,
+        |p| cast(p, DType::F32),
+    )?);
+    // cifar's per-example image transpose: [3,32,32] (CHW) uint8 to [32,32,3] (HWC).
+    v.push(one_input_case(
+        "transpose_u8_3x32x32_hwc",
+        pixels::<u8>(&[3, 32, 32])?,
+        |p| transpose(p, [1, 2, 0]),
+    )?);
     Ok(v)
+}
+
+/// Pixel-like values 0..250 of `shape`, as `T`.
+fn pixels<T: weir::graph::TensorType + From<u8>>(shape: &[usize]) -> Result<Tensor> {
+    let n: usize = shape.iter().product();
+    let v: Vec<T> = (0..n).map(|i| T::from((i * 31 % 251) as u8)).collect();
+    Tensor::from_vec(shape, v)
+}
+
+/// A case of `op` applied to a placeholder fed `t`.
+fn one_input_case(
+    id: &'static str,
+    t: Tensor,
+    op: impl FnOnce(&Output) -> Result<Output>,
+) -> Result<Case> {
+    let g = Graph::new();
+    let p = placeholder(&g, t.dtype(), Shape::known(t.shape()))?;
+    let out = op(&p)?;
+    Ok(Case {
+        id,
+        out,
+        feeds: vec![(p, t)],
+    })
 }
 
 /// Calls per timed batch, so each batch takes about a millisecond: short batches often run
