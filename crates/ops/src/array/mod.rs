@@ -9,6 +9,7 @@ mod fill;
 mod gather;
 mod grad_support;
 mod identity;
+mod interleave_u8;
 mod mask;
 mod placeholder;
 mod reshape;

@@ -112,6 +112,15 @@ fn transpose_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 /// three channels per pixel), the two innermost axes are copied as one block, so the odometer
 /// steps once per image row instead of once per pixel (it was half of `cifar_t2`'s time).
 fn permute<T: TensorType>(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    permute_with(x, perm, interleave::<T, 3>)
+}
+
+/// [`permute`] with `interleave3` copying three contiguous planes into channels-last rows.
+fn permute_with<T: TensorType>(
+    x: &Tensor,
+    perm: &[usize],
+    interleave3: fn(&mut [T], [&[T]; 3]),
+) -> Result<Tensor> {
     let src = x.as_slice::<T>()?;
     let in_shape = x.shape();
     let rank = perm.len();
@@ -146,7 +155,7 @@ fn permute<T: TensorType>(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
             let run = |i: usize| &src[base + i * inner_stride..];
             match (inner, row_stride) {
                 (2, 1) => interleave(block, [run(0), run(1)]),
-                (3, 1) => interleave(block, [run(0), run(1), run(2)]),
+                (3, 1) => interleave3(block, [run(0), run(1), run(2)]),
                 (4, 1) => interleave(block, [run(0), run(1), run(2), run(3)]),
                 _ => {
                     for i in 0..inner {
@@ -185,7 +194,7 @@ fn permute<T: TensorType>(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
 
 /// Writes `block` as rows of `K` elements, element `k` of row `r` from `runs[k][r]`: the
 /// channels-last layout from `K` contiguous channel planes, one row per step.
-fn interleave<T: Clone, const K: usize>(block: &mut [T], runs: [&[T]; K]) {
+pub(super) fn interleave<T: Clone, const K: usize>(block: &mut [T], runs: [&[T]; K]) {
     let rows = block.len() / K;
     let runs = runs.map(|r| &r[..rows]);
     for (r, o) in block.chunks_exact_mut(K).enumerate() {
@@ -216,8 +225,12 @@ impl Kernel for TransposeKernel {
             x.reshape(&dims)?
         } else {
             let dt = x.dtype();
-            weir_graph::match_data_dtype!(dt, T => permute::<T>(&x, &perm)?,
+            if dt == DType::U8 {
+                permute_with::<u8>(&x, &perm, super::interleave_u8::interleave3)?
+            } else {
+                weir_graph::match_data_dtype!(dt, T => permute::<T>(&x, &perm)?,
                 _ => return Err(Error::invalid_argument(format!("Cannot transpose {dt} tensors"))))
+            }
         };
         ctx.set_output(0, out);
         Ok(())
@@ -339,7 +352,7 @@ mod tests {
     /// runs, strided and contiguous rows, an odometer outside the block) against ndarray.
     #[test]
     fn permute_matches_ndarray_for_short_and_long_runs() {
-        let cases: [(&[usize], &[usize]); 8] = [
+        let cases: [(&[usize], &[usize]); 10] = [
             (&[2, 7, 5], &[1, 2, 0]),
             (&[3, 6, 5], &[1, 2, 0]),
             (&[4, 3, 9], &[2, 1, 0]),
@@ -348,6 +361,8 @@ mod tests {
             (&[3, 2, 9, 4], &[3, 2, 0, 1]),
             (&[6, 4], &[1, 0]),
             (&[3, 1, 10], &[2, 1, 0]),
+            (&[3, 32, 32], &[1, 2, 0]),
+            (&[2, 3, 5, 21], &[0, 2, 3, 1]),
         ];
         for (shape, perm) in cases {
             let n: usize = shape.iter().product();
@@ -372,6 +387,14 @@ mod tests {
                 .map(|b| std::str::from_utf8(b).unwrap().parse().unwrap())
                 .collect();
             assert_eq!(got, want, "strings {shape:?} by {perm:?}");
+            // The byte path the kernel takes for uint8, with its shuffled three-plane blocks.
+            let xb = Tensor::from_vec(shape, (0..n).map(|i| i as u8).collect::<Vec<u8>>()).unwrap();
+            let tb = permute_with::<u8>(&xb, perm, super::super::interleave_u8::interleave3)
+                .unwrap()
+                .to_vec::<u8>()
+                .unwrap();
+            let want_b: Vec<u8> = want.iter().map(|&v| v as u8).collect();
+            assert_eq!(tb, want_b, "bytes {shape:?} by {perm:?}");
         }
     }
 
