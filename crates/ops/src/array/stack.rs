@@ -73,7 +73,7 @@ pub fn concat(values: &[Output], axis: i64) -> Result<Output> {
 
 /// Joins `parts` along an axis: `outer` runs, each taking `chunk(i)` contiguous elements from
 /// part `i`. Nothing is allocated but the output (per-example pipelines stack a few scalars
-/// per run).
+/// per run; up to 16 parts are looked up on the stack).
 fn join<T: TensorType>(
     parts: &[Tensor],
     outer: usize,
@@ -81,10 +81,30 @@ fn join<T: TensorType>(
     out_shape: &[usize],
 ) -> Result<Tensor> {
     let mut out: Vec<T> = Vec::with_capacity(out_shape.iter().product());
-    for o in 0..outer {
+    if outer == 1 {
+        // A per-example stack of a few scalars: nothing to hoist.
         for (i, t) in parts.iter().enumerate() {
-            let c = chunk(i);
-            out.extend_from_slice(&t.as_slice::<T>()?[o * c..(o + 1) * c]);
+            out.extend_from_slice(&t.as_slice::<T>()?[..chunk(i)]);
+        }
+        return Tensor::from_vec(out_shape, out);
+    }
+    let slices = parts
+        .iter()
+        .map(|t| t.as_slice::<T>())
+        .collect::<Result<SmallVec<[&[T]; 16]>>>()?;
+    let chunks: SmallVec<[usize; 16]> = (0..parts.len()).map(chunk).collect();
+    if chunks.iter().all(|&c| c == 1) {
+        // Columns stacked into rows (stack(axis=-1) of decode_csv's columns): one element of
+        // each part per run, so a copy call per element would cost more than the element.
+        let columns: SmallVec<[&[T]; 16]> = slices.iter().map(|s| &s[..outer]).collect();
+        for o in 0..outer {
+            out.extend(columns.iter().map(|s| s[o].clone()));
+        }
+    } else {
+        for o in 0..outer {
+            for (s, &c) in slices.iter().zip(&chunks) {
+                out.extend_from_slice(&s[o * c..(o + 1) * c]);
+            }
         }
     }
     Tensor::from_vec(out_shape, out)
@@ -388,5 +408,36 @@ mod tests {
             pack_axis(2, 1).unwrap_err().message(),
             "axis = 2 not in [-2, 2)"
         );
+    }
+
+    /// Columns joined into rows (one element per part per run, more parts than fit inline)
+    /// and runs of different lengths per part give the row-major layout element by element.
+    #[test]
+    fn join_interleaves_columns_and_runs() {
+        for nparts in [1usize, 2, 5, 17] {
+            let parts: Vec<Tensor> = (0..nparts)
+                .map(|p| {
+                    Tensor::from_vec(
+                        &[4],
+                        (0..4).map(|r| (10 * r + p) as i32).collect::<Vec<_>>(),
+                    )
+                    .unwrap()
+                })
+                .collect();
+            let t = join::<i32>(&parts, 4, |_| 1, &[4, nparts]).unwrap();
+            let want: Vec<i32> = (0..4)
+                .flat_map(|r| (0..nparts).map(move |p| (10 * r + p) as i32))
+                .collect();
+            assert_eq!(t.to_vec::<i32>().unwrap(), want, "{nparts} parts");
+        }
+        // A per-example stack of scalars: one run.
+        let scalars: Vec<Tensor> = (0..3).map(|v| Tensor::from(v as f32)).collect();
+        let t = join::<f32>(&scalars, 1, |_| 1, &[3]).unwrap();
+        assert_eq!(t.to_vec::<f32>().unwrap(), vec![0.0, 1.0, 2.0]);
+        // concat along the last axis of [2,1] and [2,3]: runs of 1 and 3.
+        let a = Tensor::from_vec(&[2, 1], vec![1i64, 2]).unwrap();
+        let b = Tensor::from_vec(&[2, 3], vec![3i64, 4, 5, 6, 7, 8]).unwrap();
+        let t = join::<i64>(&[a, b], 2, |i| [1, 3][i], &[2, 4]).unwrap();
+        assert_eq!(t.to_vec::<i64>().unwrap(), vec![1, 3, 4, 5, 2, 6, 7, 8]);
     }
 }
