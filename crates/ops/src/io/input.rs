@@ -227,7 +227,10 @@ impl ChunkedInput {
         let keep = end - pos;
         let next = self.base + (end - self.start) as u64;
         let room = |v: &mut Vec<u8>| {
-            if v.len() < want + CACHE_LINE {
+            if v.is_empty() {
+                // Zeroed by the allocator: fresh pages need no memset.
+                *v = vec![0; want + CACHE_LINE];
+            } else if v.len() < want + CACHE_LINE {
                 v.resize(want + CACHE_LINE, 0);
             }
             let addr = v.as_ptr() as usize + keep;
@@ -254,17 +257,12 @@ impl ChunkedInput {
 
     /// A retired chunk that no record holds any more.
     fn reusable(&mut self) -> Option<Vec<u8>> {
-        for i in 0..self.retired.len() {
-            match self.retired.swap_remove(i).try_into_mut() {
-                Ok(unique) => return Some(Vec::from(unique)),
-                Err(shared) => {
-                    self.retired.push(shared);
-                    let last = self.retired.len() - 1;
-                    self.retired.swap(i, last);
-                }
-            }
-        }
-        None
+        let i = self.retired.iter().position(Bytes::is_unique)?;
+        self.retired
+            .swap_remove(i)
+            .try_into_mut()
+            .ok()
+            .map(Vec::from)
     }
 
     /// Reads into all of `dst` unless the source ends first: how many bytes came, and
