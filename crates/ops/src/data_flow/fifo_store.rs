@@ -5,10 +5,10 @@
 
 use std::collections::VecDeque;
 
-use weir_graph::{Result, Tensor};
+use weir_graph::{Error, Result, Tensor};
 
 use super::pieces::{Part, Pieces};
-use super::slots::RowSlots;
+use super::slots::{RowRef, RowSlots};
 use super::store::as_row;
 
 /// A run of consecutive FIFO elements that came from one enqueue: `comps[c]` has dimension 0
@@ -174,7 +174,7 @@ impl FifoStore {
 
     /// Puts a cut-short batch's rows back at the front, in their original order (rows still
     /// in slots go back without a copy).
-    pub(crate) fn restore_front(&mut self, held: Pieces) {
+    pub(crate) fn restore_front(&mut self, held: Pieces) -> Result<()> {
         let total = held.total;
         for part in held.into_parts().into_iter().rev() {
             match part {
@@ -185,14 +185,27 @@ impl FifoStore {
                     single: false,
                 })),
                 Part::Slots(b) => {
-                    let ids = b.into_slots();
+                    // A FIFO queue's slot pieces only ever hold slots: its batches are views
+                    // of their own (`Entry::Rows`).
+                    let ids = b
+                        .into_rows()
+                        .0
+                        .into_iter()
+                        .map(|r| match r {
+                            RowRef::Slot(s) => Ok(s),
+                            RowRef::View { .. } => Err(Error::internal(
+                                "A FIFO queue's batch held rows outside its slots",
+                            )),
+                        })
+                        .collect::<Result<VecDeque<u32>>>()?;
                     if !ids.is_empty() {
-                        self.entries.push_front(Entry::Slots(ids.into()));
+                        self.entries.push_front(Entry::Slots(ids));
                     }
                 }
             }
         }
         self.len += total;
+        Ok(())
     }
 }
 
@@ -225,7 +238,7 @@ mod tests {
             s.take_into(3, &mut held).unwrap();
             // Put back before being copied out: the order is kept.
             s.push_element(&[Tensor::from(11i64)]).unwrap();
-            s.restore_front(held);
+            s.restore_front(held).unwrap();
             let mut held = Pieces::new(1);
             s.take_into(4, &mut held).unwrap();
             held.resolve_slots().unwrap();

@@ -18,6 +18,7 @@ mod queue;
 mod queue_builders;
 mod queue_handle;
 mod queue_kind;
+mod shuffle_slots;
 mod shuffle_store;
 mod slots;
 mod store;

@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, IxDyn, Slice};
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Shape, Tensor, TensorType};
 
-use super::slots::{RowSlots, SlotBatch};
+use super::slots::{RowRef, RowSlots, SlotBatch};
 
 /// Rows taken out of a queue by an unfinished dequeue_many: per component, a list of tensors
 /// whose dimension 0 counts rows (zero-copy views of what was enqueued), or rows still in the
@@ -52,11 +52,24 @@ impl Pieces {
     /// Appends `ids`, rows taken from the queue's `slots`; right after other slot rows they
     /// join the same piece, so rows taken one at a time are still copied out in one go.
     pub(crate) fn push_slots(&mut self, slots: &RowSlots, ids: impl ExactSizeIterator<Item = u32>) {
-        let n = ids.len();
+        self.push_rows(slots, ids.map(RowRef::Slot), Vec::new());
+    }
+
+    /// Appends `rows` taken from the queue's `slots` or from the batches `views` (which their
+    /// view parts index), joining a slot piece right before them as [`push_slots`] does.
+    ///
+    /// [`push_slots`]: Self::push_slots
+    pub(crate) fn push_rows(
+        &mut self,
+        slots: &RowSlots,
+        rows: impl ExactSizeIterator<Item = RowRef>,
+        views: Vec<Vec<Tensor>>,
+    ) {
+        let n = rows.len();
         self.total += n;
         if let Some((p, last)) = self.slots.last_mut() {
             if *p + 1 == self.rows.len() {
-                slots.extend_batch(last, ids);
+                slots.extend_batch_rows(last, rows, views);
                 self.rows[*p] += n;
                 return;
             }
@@ -64,8 +77,9 @@ impl Pieces {
         for c in &mut self.comps {
             c.push(Tensor::empty_placeholder());
         }
-        self.slots
-            .push((self.rows.len(), slots.batch(ids.collect())));
+        let mut b = slots.batch([]);
+        slots.extend_batch_rows(&mut b, rows, views);
+        self.slots.push((self.rows.len(), b));
         self.rows.push(n);
     }
 

@@ -1,18 +1,19 @@
-//! RandomShuffleQueue storage: elements in row slots when the component shapes are fully
-//! defined, otherwise as one-row tensors; a pick takes a uniformly random element and moves the
-//! last one into its place, as TensorFlow does.
+//! RandomShuffleQueue storage: elements in row slots and kept batches when the component shapes
+//! are fully defined ([`SlotShuffle`]), otherwise as one-row tensors; a pick takes a uniformly
+//! random element and moves the last one into its place, as TensorFlow does.
 
 use weir_graph::{Error, Result, Tensor};
 
 use super::philox::Philox;
 use super::pieces::{Part, Pieces};
+use super::shuffle_slots::SlotShuffle;
 use super::slots::RowSlots;
 use super::store::{as_row, owned_row};
 
 /// How a RandomShuffleQueue holds its elements.
 enum Shuffled {
-    /// Fully defined component shapes: each element is copied into a reusable slot.
-    Slots { slots: RowSlots, order: Vec<u32> },
+    /// Fully defined component shapes: elements in slots or kept batches.
+    Slots(SlotShuffle),
     /// Otherwise each component is kept as a one-row tensor; element `i` is
     /// `elems[i * ncomp .. (i + 1) * ncomp]`.
     Tensors(Vec<Tensor>),
@@ -36,10 +37,7 @@ impl ShuffleStore {
         rng: Philox,
     ) -> ShuffleStore {
         let elems = match slots {
-            Some(slots) => Shuffled::Slots {
-                slots,
-                order: Vec::new(),
-            },
+            Some(slots) => Shuffled::Slots(SlotShuffle::new(slots)),
             None => Shuffled::Tensors(Vec::new()),
         };
         ShuffleStore {
@@ -52,37 +50,45 @@ impl ShuffleStore {
 
     pub(crate) fn len(&self) -> usize {
         match &self.elems {
-            Shuffled::Slots { order, .. } => order.len(),
+            Shuffled::Slots(s) => s.len(),
             Shuffled::Tensors(e) => e.len() / self.ncomp.max(1),
         }
     }
 
-    /// Stores row `row` of every component of `tuple` (`single`: the tuple is one element).
-    pub(crate) fn push(&mut self, tuple: &[Tensor], row: usize, single: bool) -> Result<()> {
+    /// Stores one element.
+    pub(crate) fn push_element(&mut self, elem: &[Tensor]) -> Result<()> {
         match &mut self.elems {
-            Shuffled::Slots { slots, order } => {
-                order.push(slots.insert(tuple, row)?);
-            }
+            Shuffled::Slots(s) => s.push_element(elem),
             Shuffled::Tensors(elems) => {
-                for t in tuple {
-                    elems.push(if single {
-                        as_row(t)?
-                    } else {
-                        owned_row(t, row)?
-                    });
+                for t in elem {
+                    elems.push(as_row(t)?);
                 }
+                Ok(())
             }
         }
-        Ok(())
+    }
+
+    /// Stores rows `start..end` of a validated batch.
+    pub(crate) fn push_rows(&mut self, batch: &[Tensor], start: usize, end: usize) -> Result<()> {
+        match &mut self.elems {
+            Shuffled::Slots(s) => s.push_rows(batch, start, end),
+            Shuffled::Tensors(elems) => {
+                // Each row is copied, as TensorFlow's enqueue_many copies it: a view would keep
+                // its whole batch alive until its last row left.
+                for row in start..end {
+                    for t in batch {
+                        elems.push(owned_row(t, row)?);
+                    }
+                }
+                Ok(())
+            }
+        }
     }
 
     pub(crate) fn pop_one(&mut self) -> Result<Vec<Tensor>> {
         let n = self.ncomp;
         match &mut self.elems {
-            Shuffled::Slots { slots, order } => {
-                let idx = pick(&mut self.rng, order.len());
-                slots.take_one(order.swap_remove(idx))
-            }
+            Shuffled::Slots(s) => s.pop_one(&mut self.rng),
             Shuffled::Tensors(elems) => {
                 let at = pick_tensors(&mut self.rng, elems, n);
                 elems.drain(at..).map(|t| t.index_axis0(0)).collect()
@@ -93,13 +99,7 @@ impl ShuffleStore {
     pub(crate) fn take_into(&mut self, k: usize, held: &mut Pieces) -> Result<()> {
         let (n, rng) = (self.ncomp, &mut self.rng);
         match &mut self.elems {
-            Shuffled::Slots { slots, order } => held.push_slots(
-                slots,
-                (0..k).map(|_| {
-                    let idx = pick(rng, order.len());
-                    order.swap_remove(idx)
-                }),
-            ),
+            Shuffled::Slots(s) => s.take_into(k, rng, held),
             Shuffled::Tensors(elems) => {
                 for _ in 0..k {
                     let at = pick_tensors(rng, elems, n);
@@ -114,28 +114,21 @@ impl ShuffleStore {
     pub(crate) fn restore(&mut self, held: Pieces) -> Result<()> {
         for part in held.into_parts().into_iter().rev() {
             match (part, &mut self.elems) {
-                // The rows never left their slots.
-                (Part::Slots(b), Shuffled::Slots { order, .. }) => {
-                    order.extend(b.into_slots().into_iter().rev())
+                (Part::Slots(b), Shuffled::Slots(s)) => {
+                    let (rows, views) = b.into_rows();
+                    s.restore(rows, views)?
                 }
                 (Part::Slots(_), Shuffled::Tensors(_)) => {
                     return Err(Error::internal(
                         "Rows held in slots given back to a queue that keeps tensors",
                     ))
                 }
-                (Part::Rows(parts, r), _) => self.restore_rows(&parts, r)?,
-            }
-        }
-        Ok(())
-    }
-
-    fn restore_rows(&mut self, piece: &[Tensor], rows: usize) -> Result<()> {
-        for r in (0..rows).rev() {
-            match &mut self.elems {
-                Shuffled::Slots { slots, order } => order.push(slots.insert(piece, r)?),
-                Shuffled::Tensors(elems) => {
-                    for t in piece {
-                        elems.push(t.slice_axis0(r, r + 1)?);
+                (Part::Rows(parts, r), Shuffled::Slots(s)) => s.restore_copies(&parts, r)?,
+                (Part::Rows(parts, r), Shuffled::Tensors(elems)) => {
+                    for r in (0..r).rev() {
+                        for t in &parts {
+                            elems.push(t.slice_axis0(r, r + 1)?);
+                        }
                     }
                 }
             }
@@ -144,16 +137,11 @@ impl ShuffleStore {
     }
 }
 
-/// A uniformly random index below `len` (which is not 0), as TensorFlow draws it.
-fn pick(rng: &mut Philox, len: usize) -> usize {
-    (rng.next_u32() as usize) % len
-}
-
 /// Moves a uniformly picked element of `elems` (`ncomp` tensors each) to the end and returns
 /// where it starts.
 fn pick_tensors(rng: &mut Philox, elems: &mut [Tensor], ncomp: usize) -> usize {
     let len = elems.len() / ncomp.max(1);
-    let (idx, last) = (pick(rng, len), len - 1);
+    let (idx, last) = ((rng.next_u32() as usize) % len, len - 1);
     if idx != last {
         for c in 0..ncomp {
             elems.swap(idx * ncomp + c, last * ncomp + c);

@@ -10,12 +10,23 @@
 //!
 //! A dequeue only reserves its slots under the queue's lock; the dequeuing thread copies the
 //! rows out after releasing it ([`SlotBatch::gather`]), so enqueuers never wait behind the copy.
-//! Each chunk has its own lock for that reason.
+//! Each chunk has its own lock for that reason. A batch may also copy rows straight out of
+//! enqueued tensors ([`RowRef::View`]): a RandomShuffleQueue keeps enqueue_many batches as they
+//! came while they are mostly alive.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Tensor, TensorType};
+
+/// A row for a [`SlotBatch`] to copy out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowRef {
+    /// The row in this slot.
+    Slot(u32),
+    /// Row `row` of the batch's view tensors `part` (one tensor per component).
+    View { part: u32, row: u32 },
+}
 
 /// One component's rows, stored `width` elements per slot in chunks of `chunk` slots.
 trait Column: Send + Sync {
@@ -23,8 +34,15 @@ trait Column: Send + Sync {
     fn add_chunk(&mut self);
     /// Copies row `row` of `src` (a tensor whose rows have `width` elements) into `slot`.
     fn write(&self, slot: usize, src: &Tensor, row: usize) -> Result<()>;
-    /// A new tensor of `shape` holding the rows of `slots` in order: one allocation.
-    fn gather(&self, slots: &[u32], shape: &[usize]) -> Result<Tensor>;
+    /// A new tensor of `shape` holding `rows` in order (one allocation); a view row is read
+    /// from component `comp` of its part in `views`.
+    fn gather(
+        &self,
+        rows: &[RowRef],
+        views: &[Vec<Tensor>],
+        comp: usize,
+        shape: &[usize],
+    ) -> Result<Tensor>;
     /// A handle on the same chunks, to gather from after the queue's lock is released.
     fn share(&self) -> Box<dyn Column>;
 }
@@ -63,16 +81,48 @@ impl<T: TensorType> Column for Typed<T> {
         Ok(())
     }
 
-    fn gather(&self, slots: &[u32], shape: &[usize]) -> Result<Tensor> {
+    fn gather(
+        &self,
+        rows: &[RowRef],
+        views: &[Vec<Tensor>],
+        comp: usize,
+        shape: &[usize],
+    ) -> Result<Tensor> {
         let w = self.width;
-        let mut out: Vec<T> = Vec::with_capacity(slots.len() * w);
-        // One lock per run of slots in the same chunk (a FIFO's batch is one or two runs): each
-        // lock taken here moves the mutex's cache line away from the thread writing the rows.
-        for run in slots.chunk_by(|a, b| *a as usize / self.chunk == *b as usize / self.chunk) {
-            let rows = self.chunks[run[0] as usize / self.chunk].lock();
-            for &s in run {
-                let i = s as usize % self.chunk;
-                out.extend_from_slice(&rows[i * w..(i + 1) * w]);
+        let mut out: Vec<T> = Vec::with_capacity(rows.len() * w);
+        let mut i = 0;
+        while i < rows.len() {
+            match rows[i] {
+                RowRef::Slot(first) => {
+                    // One lock per run of slots in the same chunk (a FIFO's batch is one or two
+                    // runs): each lock taken here moves the mutex's cache line away from the
+                    // thread writing the rows.
+                    let c = first as usize / self.chunk;
+                    let chunk = self.chunks[c].lock();
+                    while let Some(&RowRef::Slot(s)) = rows.get(i) {
+                        if s as usize / self.chunk != c {
+                            break;
+                        }
+                        let at = s as usize % self.chunk * w;
+                        out.extend_from_slice(&chunk[at..at + w]);
+                        i += 1;
+                    }
+                }
+                RowRef::View { part, row } => {
+                    let src = views
+                        .get(part as usize)
+                        .and_then(|p| p.get(comp))
+                        .ok_or_else(|| Error::internal("A queue row refers to a missing batch"))?;
+                    let (at, row) = (row as usize * w, row as usize);
+                    let from = src.as_slice::<T>()?.get(at..at + w).ok_or_else(|| {
+                        Error::internal(format!(
+                            "Row {row} of a tensor of shape {} does not hold {w} elements",
+                            format_dims(src.shape())
+                        ))
+                    })?;
+                    out.extend_from_slice(from);
+                    i += 1;
+                }
             }
         }
         Tensor::from_vec(shape, out)
@@ -179,42 +229,71 @@ impl RowSlots {
     }
 
     /// A batch that reserves `slots` until it is gathered (or dropped).
-    pub(crate) fn batch(&self, slots: Vec<u32>) -> SlotBatch {
+    pub(crate) fn batch(&self, slots: impl IntoIterator<Item = u32>) -> SlotBatch {
         SlotBatch {
             columns: self.columns.iter().map(|c| c.share()).collect(),
             chunks: self.allocated / self.chunk,
             shapes: self.shapes.clone(),
             returned: self.returned.clone(),
-            slots,
+            rows: slots.into_iter().map(RowRef::Slot).collect(),
+            views: Vec::new(),
         }
     }
 
-    /// Adds taken `slots` to a batch of this queue's. Its chunk handles are renewed only when
-    /// chunks were added since they were taken, so a dequeue that takes rows one at a time as
-    /// they arrive costs no allocation per row.
-    pub(crate) fn extend_batch(&self, b: &mut SlotBatch, slots: impl IntoIterator<Item = u32>) {
+    /// Adds taken `rows` to a batch of this queue's; their view parts index `views`, which
+    /// are appended to the batch's own. Its chunk handles are renewed only when chunks were
+    /// added since they were taken, so a dequeue that takes rows one at a time as they arrive
+    /// costs no allocation per row.
+    pub(crate) fn extend_batch_rows(
+        &self,
+        b: &mut SlotBatch,
+        rows: impl IntoIterator<Item = RowRef>,
+        views: Vec<Vec<Tensor>>,
+    ) {
         let chunks = self.allocated / self.chunk;
         if b.chunks != chunks {
             b.columns = self.columns.iter().map(|c| c.share()).collect();
             b.chunks = chunks;
         }
-        b.slots.extend(slots);
+        let offset = b.views.len() as u32;
+        b.views.extend(views);
+        b.rows.extend(rows.into_iter().map(|r| match r {
+            RowRef::View { part, row } => RowRef::View {
+                part: part + offset,
+                row,
+            },
+            slot => slot,
+        }));
     }
 
     /// The element in `slot`, each component of its element shape; the slot is freed.
     pub(crate) fn take_one(&mut self, slot: u32) -> Result<Vec<Tensor>> {
-        let out = self
-            .columns
-            .iter()
-            .zip(self.shapes.iter())
-            .map(|(c, s)| c.gather(&[slot], s))
-            .collect();
+        let out = self.copy_element(&[RowRef::Slot(slot)], &[]);
         self.free.push(slot);
         out
     }
+
+    /// Row `row` of `parts` (one batch tensor per component) as an element with its own
+    /// buffers.
+    pub(crate) fn copy_row(&self, parts: &[Tensor], row: usize) -> Result<Vec<Tensor>> {
+        let r = RowRef::View {
+            part: 0,
+            row: row as u32,
+        };
+        self.copy_element(&[r], std::slice::from_ref(&parts.to_vec()))
+    }
+
+    fn copy_element(&self, r: &[RowRef], views: &[Vec<Tensor>]) -> Result<Vec<Tensor>> {
+        self.columns
+            .iter()
+            .zip(self.shapes.iter())
+            .enumerate()
+            .map(|(comp, (c, s))| c.gather(r, views, comp, s))
+            .collect()
+    }
 }
 
-/// Slots a dequeue has taken from the queue and not yet copied out. Dropping it without
+/// Rows a dequeue has taken from the queue and not yet copied out. Dropping it without
 /// [`gather`](Self::gather) gives the slots back (their rows are lost, as a cancelled
 /// dequeue_many loses its rows in TensorFlow).
 pub(crate) struct SlotBatch {
@@ -223,29 +302,35 @@ pub(crate) struct SlotBatch {
     chunks: usize,
     shapes: Arc<Vec<Vec<usize>>>,
     returned: Arc<Mutex<Vec<u32>>>,
-    slots: Vec<u32>,
+    rows: Vec<RowRef>,
+    /// The enqueued batches that `RowRef::View` rows point into, one tensor per component.
+    views: Vec<Vec<Tensor>>,
 }
 
 impl SlotBatch {
-    /// Releases the slots without giving them back, for the queue to store again (a
-    /// dequeue_many cut short by close returns its rows).
-    pub(crate) fn into_slots(mut self) -> Vec<u32> {
-        std::mem::take(&mut self.slots)
+    /// Releases the rows without giving the slots back, for the queue to store them again (a
+    /// dequeue_many cut short by close returns its rows), with the batches views point into.
+    pub(crate) fn into_rows(mut self) -> (Vec<RowRef>, Vec<Vec<Tensor>>) {
+        (
+            std::mem::take(&mut self.rows),
+            std::mem::take(&mut self.views),
+        )
     }
 
     /// Copies the rows out, one tensor per component of shape `[len, ...element shape]`, and
     /// gives the slots back.
     pub(crate) fn gather(mut self) -> Result<Vec<Tensor>> {
-        let n = self.slots.len();
+        let n = self.rows.len();
         let out = self
             .columns
             .iter()
             .zip(self.shapes.iter())
-            .map(|(c, s)| {
+            .enumerate()
+            .map(|(comp, (c, s))| {
                 let mut shape = Vec::with_capacity(s.len() + 1);
                 shape.push(n);
                 shape.extend_from_slice(s);
-                c.gather(&self.slots, &shape)
+                c.gather(&self.rows, &self.views, comp, &shape)
             })
             .collect();
         self.give_back();
@@ -253,8 +338,11 @@ impl SlotBatch {
     }
 
     fn give_back(&mut self) {
-        if !self.slots.is_empty() {
-            self.returned.lock().append(&mut self.slots);
+        let mut returned = None;
+        for r in self.rows.drain(..) {
+            if let RowRef::Slot(s) = r {
+                returned.get_or_insert_with(|| self.returned.lock()).push(s);
+            }
         }
     }
 }
@@ -280,7 +368,7 @@ mod tests {
             .map(|r| s.insert(&[a.clone(), b.clone()], r).unwrap())
             .collect();
         assert_eq!(slots, vec![0, 1, 2]);
-        let out = s.batch(vec![2, 0]).gather().unwrap();
+        let out = s.batch([2, 0]).gather().unwrap();
         assert_eq!(out[0].shape(), &[2, 2]);
         assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![20., 21., 0., 1.]);
         assert_eq!(out[1].to_strings().unwrap(), vec!["z", "x"]);
@@ -304,7 +392,7 @@ mod tests {
         for i in 0..30 {
             s.insert(&[Tensor::from(vec![i as i64])], 0).unwrap();
         }
-        let early = s.batch((0..30).rev().collect());
+        let early = s.batch((0..30).rev());
         for i in 30..50 {
             s.insert(&[Tensor::from(vec![i as i64])], 0).unwrap();
         }
@@ -313,7 +401,7 @@ mod tests {
             early.gather().unwrap()[0].to_vec::<i64>().unwrap(),
             (0..30).rev().collect::<Vec<i64>>()
         );
-        let rest = s.batch((30..50).collect()).gather().unwrap();
+        let rest = s.batch(30..50).gather().unwrap();
         assert_eq!(
             rest[0].to_vec::<i64>().unwrap(),
             (30..50).collect::<Vec<i64>>()
@@ -337,7 +425,7 @@ mod tests {
         let second: Vec<u32> = (16..20)
             .map(|i| s.insert(&[Tensor::from(vec![i as i64])], 0).unwrap())
             .collect();
-        s.extend_batch(&mut b, second);
+        s.extend_batch_rows(&mut b, second.into_iter().map(RowRef::Slot), Vec::new());
         assert_eq!(
             b.gather().unwrap()[0].to_vec::<i64>().unwrap(),
             (0..20).collect::<Vec<i64>>()
@@ -351,12 +439,17 @@ mod tests {
             .map(|i| s.insert(&[Tensor::from(vec![i])], 0).unwrap())
             .collect();
         let mut b = s.batch(ids[..4].to_vec());
-        s.extend_batch(&mut b, ids[4..6].iter().copied());
-        assert_eq!(b.slots.len(), 6);
+        s.extend_batch_rows(
+            &mut b,
+            ids[4..6].iter().copied().map(RowRef::Slot),
+            Vec::new(),
+        );
+        assert_eq!(b.rows.len(), 6);
         drop(b);
         assert_eq!(s.returned.lock().len(), 6);
-        let kept = s.batch(ids[6..8].to_vec()).into_slots();
-        assert_eq!(kept, vec![6, 7]);
+        let (kept, views) = s.batch(ids[6..8].to_vec()).into_rows();
+        assert_eq!(kept, vec![RowRef::Slot(6), RowRef::Slot(7)]);
+        assert!(views.is_empty());
         assert_eq!(s.returned.lock().len(), 6);
     }
 

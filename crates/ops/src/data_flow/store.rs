@@ -73,14 +73,7 @@ impl Store {
     pub(crate) fn push_rows(&mut self, batch: &[Tensor], start: usize, end: usize) -> Result<()> {
         match self {
             Store::Fifo(s) => s.push_rows(batch, start, end)?,
-            Store::Shuffle(s) => {
-                // Rows leave in random order, so a view would keep its whole batch alive until
-                // the last row goes: about an epoch of data. Each row is copied, as
-                // TensorFlow's enqueue_many copies it.
-                for i in start..end {
-                    s.push(batch, i, false)?;
-                }
-            }
+            Store::Shuffle(s) => s.push_rows(batch, start, end)?,
             Store::Priority(s) => {
                 let priorities = batch[0].as_slice::<i64>()?;
                 for (i, &priority) in priorities.iter().enumerate().take(end).skip(start) {
@@ -104,7 +97,7 @@ impl Store {
     pub(crate) fn push_element(&mut self, elem: &[Tensor]) -> Result<()> {
         match self {
             Store::Fifo(s) => s.push_element(elem)?,
-            Store::Shuffle(s) => s.push(elem, 0, true)?,
+            Store::Shuffle(s) => s.push_element(elem)?,
             Store::Priority(s) => {
                 let priority = elem[0].to_scalar::<i64>()?;
                 s.seq += 1;
@@ -150,7 +143,7 @@ impl Store {
     /// them at the front in order; RandomShuffleQueue appends them last-first, as TensorFlow does.
     pub(crate) fn restore(&mut self, held: Pieces) -> Result<()> {
         match self {
-            Store::Fifo(s) => s.restore_front(held),
+            Store::Fifo(s) => s.restore_front(held)?,
             Store::Shuffle(s) => s.restore(held)?,
             Store::Priority(s) => {
                 for p in 0..held.rows.len() {
