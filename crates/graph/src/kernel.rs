@@ -1,5 +1,6 @@
 //! The kernel interface: what a session calls to run one node, and what the node sees.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::attr::FromAttr;
@@ -50,6 +51,14 @@ pub trait Kernel: Send + Sync {
     /// a parallel run never ties up the thread that dispatches the rest of the step with it.
     fn may_block(&self) -> bool {
         false
+    }
+
+    /// This kernel, changed to compute output `output` already converted to `dtype` exactly
+    /// as a `Cast` would convert it; `None` when it cannot. A session's run plan uses it when
+    /// such a Cast is the output's only reader, so the wider intermediate is never written (as
+    /// TensorFlow's Grappler rewrites a graph before running it).
+    fn with_output_cast(&self, _output: usize, _dtype: DType) -> Option<Arc<dyn Kernel>> {
+        None
     }
 }
 

@@ -58,12 +58,12 @@ fn run_step(
         .map_err(|e| e.with_node(node.name(), node.op_type()))?;
     for (i, o) in outputs.iter().enumerate() {
         match o {
-            Some(t) if t.dtype() == node.output_dtypes()[i] => {}
+            Some(t) if t.dtype() == step.output_dtypes[i] => {}
             Some(t) => {
                 return Err(Error::internal(format!(
                     "Kernel produced a {} tensor for output {i}, declared {}",
                     t.dtype(),
-                    node.output_dtypes()[i]
+                    step.output_dtypes[i]
                 ))
                 .with_node(node.name(), node.op_type()))
             }

@@ -17,6 +17,7 @@
 //! ```
 
 mod executor;
+mod fusion;
 mod plan;
 mod run_args;
 mod session;

@@ -21,6 +21,9 @@ pub(crate) struct SlotRead {
 pub(crate) struct Step {
     pub node: Arc<Node>,
     pub kernel: Arc<dyn Kernel>,
+    /// The dtype of each output as the kernel makes it: the node's, except an output that a
+    /// fused Cast reads already converted ([`fuse_casts`](crate::fusion::fuse_casts)).
+    pub output_dtypes: Vec<DType>,
     pub inputs: Vec<SlotRead>,
     /// Slot of each output; `None` when nothing reads it (or a feed replaces it).
     pub outputs: Vec<Option<usize>>,
@@ -259,6 +262,7 @@ pub(crate) fn build_plan(
         for &n in &ids {
             kernels.insert(n, kernel_for(&nodes[n])?);
         }
+        let fused = crate::fusion::fuse_casts(nodes, &ids, key, &fed, &mut kernels);
         let order = blocking_steps_last(nodes, &ids, &fed, |n| kernels[&n].may_block());
 
         // Slots: one per fed tensor, then one per output of each step.
@@ -362,9 +366,18 @@ pub(crate) fn build_plan(
                 steps[d].consumers.push(me);
             }
             deps_of.push(deps.clone());
+            let output_dtypes = (0..node.output_dtypes().len())
+                .map(|i| {
+                    fused
+                        .get(&(n, i))
+                        .copied()
+                        .unwrap_or(node.output_dtypes()[i])
+                })
+                .collect();
             steps.push(Step {
                 node: node.clone(),
                 kernel,
+                output_dtypes,
                 inputs,
                 outputs,
                 consumers: Vec::new(),

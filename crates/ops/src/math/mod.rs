@@ -9,7 +9,7 @@
 mod argmax;
 mod bcast;
 mod binary;
-mod cast;
+pub(crate) mod cast;
 mod compare;
 mod matmul;
 mod matmul_narrow;

@@ -8,7 +8,7 @@ use super::example::{
     ExampleConfig, ParsedTensors, Ragged, Slot, Value,
 };
 use super::features::DenseSpec;
-use super::wire::{example_entries, feature_kind, Entry, Fixed, Kind};
+use super::wire::{example_entries, feature_kind, int64_list, Entry, Fixed, Kind};
 
 /// The output of one dense feature across a batch while it is being filled.
 enum DenseBatch {
@@ -18,6 +18,8 @@ enum DenseBatch {
 
 enum FixedBuf {
     I64(Vec<i64>),
+    /// An int64 feature converted to float32 as it is decoded (for a following Cast).
+    I64AsF32(Vec<f32>),
     F32(Vec<f32>),
     Str(Vec<Bytes>),
 }
@@ -30,7 +32,7 @@ impl FixedBuf {
     /// filled one example at a time (`open_example`), so the zeroes a parse overwrites are
     /// written while they are in cache, not in a pass over the whole batch before it; a small
     /// one is cheaper zeroed at once.
-    fn new(dtype: DType, batch: usize, per: usize) -> FixedBuf {
+    fn new(dtype: DType, as_f32: bool, batch: usize, per: usize) -> FixedBuf {
         fn zeroed<T: Clone>(cap: usize, filled: usize, zero: T) -> Vec<T> {
             let mut v = Vec::with_capacity(cap);
             v.resize(filled, zero);
@@ -39,6 +41,7 @@ impl FixedBuf {
         let n = batch * per;
         let filled = if per >= PER_EXAMPLE_FILL { 0 } else { n };
         match dtype {
+            DType::I64 if as_f32 => FixedBuf::I64AsF32(zeroed(n, filled, 0.0)),
             DType::I64 => FixedBuf::I64(zeroed(n, filled, 0)),
             DType::F32 => FixedBuf::F32(zeroed(n, filled, 0.0)),
             _ => FixedBuf::Str(zeroed(n, filled, Bytes::new())),
@@ -53,7 +56,7 @@ impl FixedBuf {
         }
         match self {
             FixedBuf::I64(v) => v.resize(v.len() + per, 0),
-            FixedBuf::F32(v) => v.resize(v.len() + per, 0.0),
+            FixedBuf::F32(v) | FixedBuf::I64AsF32(v) => v.resize(v.len() + per, 0.0),
             FixedBuf::Str(v) => v.resize(v.len() + per, Bytes::new()),
         }
     }
@@ -109,14 +112,28 @@ fn batch_fixed<T: Value>(
     value: (usize, usize),
     at: &At<'_>,
 ) -> Result<()> {
+    fill_fixed(out, T::SHORT, spec, at, |f| {
+        T::parse_list(base, value.0, value.1, f)
+    })
+}
+
+/// Fills `out` with one example's values of a fixed-length feature through `parse`, with
+/// TensorFlow's errors for a list that does not parse or has the wrong length (`short` names
+/// the feature's type in them).
+fn fill_fixed<O>(
+    out: &mut [O],
+    short: &str,
+    spec: &DenseSpec,
+    at: &At<'_>,
+    parse: impl FnOnce(&mut Fixed<'_, O>) -> bool,
+) -> Result<()> {
     let mut f = Fixed::new(out);
-    if !T::parse_list(base, value.0, value.1, &mut f) {
+    if !parse(&mut f) {
         return Err(at.error("Can't parse serialized Example."));
     }
     if !f.is_full() {
         return Err(at.error(&format!(
-            "Number of {} values != expected.  Values size: {} but output shape: {}",
-            T::SHORT,
+            "Number of {short} values != expected.  Values size: {} but output shape: {}",
             f.n,
             format_dims(&spec.shape)
         )));
@@ -156,13 +173,16 @@ pub fn parse_example_batch(
     serialized: &[Bytes],
     names: &[Bytes],
 ) -> Result<ParsedTensors> {
-    parse_batch_with(cfg, &cfg.defaults(), serialized, names)
+    parse_batch_with(cfg, &cfg.defaults(), &[], serialized, names)
 }
 
-/// [`parse_example_batch`] with `defaults[d]` in place of dense feature `d`'s default.
+/// [`parse_example_batch`] with `defaults[d]` in place of dense feature `d`'s default; a
+/// fixed-length int64 feature `d` with `as_f32[d]` set comes out as float32, converted as `Cast`
+/// converts it (`as_f32` may be empty).
 pub(crate) fn parse_batch_with(
     cfg: &ExampleConfig,
     defaults: &[Tensor],
+    as_f32: &[bool],
     serialized: &[Bytes],
     names: &[Bytes],
 ) -> Result<ParsedTensors> {
@@ -176,12 +196,14 @@ pub(crate) fn parse_batch_with(
     let mut dense: Vec<DenseBatch> = cfg
         .dense
         .iter()
-        .map(|spec| {
+        .enumerate()
+        .map(|(d, spec)| {
             if spec.variable_length {
                 DenseBatch::Sequence(RaggedBuf::new(spec.dtype, b))
             } else {
                 DenseBatch::Fixed(FixedBuf::new(
                     spec.dtype,
+                    as_f32.get(d).copied().unwrap_or(false),
                     b,
                     spec.shape.iter().product::<usize>(),
                 ))
@@ -242,6 +264,11 @@ pub(crate) fn parse_batch_with(
                         DenseBatch::Fixed(FixedBuf::F32(v)) => {
                             batch_fixed(&mut v[range], spec, ser, e.value, &at)?
                         }
+                        DenseBatch::Fixed(FixedBuf::I64AsF32(v)) => {
+                            fill_fixed(&mut v[range], i64::SHORT, spec, &at, |f| {
+                                int64_list::<f32>(ser, e.value.0, e.value.1, f)
+                            })?
+                        }
                         DenseBatch::Fixed(FixedBuf::Str(v)) => {
                             batch_fixed(&mut v[range], spec, ser, e.value, &at)?
                         }
@@ -301,6 +328,11 @@ pub(crate) fn parse_batch_with(
                     match buf {
                         FixedBuf::I64(v) => v[range].copy_from_slice(default.as_slice::<i64>()?),
                         FixedBuf::F32(v) => v[range].copy_from_slice(default.as_slice::<f32>()?),
+                        FixedBuf::I64AsF32(v) => {
+                            for (o, &x) in v[range].iter_mut().zip(default.as_slice::<i64>()?) {
+                                *o = x as f32;
+                            }
+                        }
                         FixedBuf::Str(v) => v[range].clone_from_slice(default.as_slice::<Bytes>()?),
                     }
                 }
@@ -320,7 +352,9 @@ pub(crate) fn parse_batch_with(
             shape.extend_from_slice(&spec.shape);
             match buf {
                 DenseBatch::Fixed(FixedBuf::I64(v)) => Tensor::from_vec(&shape, v),
-                DenseBatch::Fixed(FixedBuf::F32(v)) => Tensor::from_vec(&shape, v),
+                DenseBatch::Fixed(FixedBuf::F32(v) | FixedBuf::I64AsF32(v)) => {
+                    Tensor::from_vec(&shape, v)
+                }
                 DenseBatch::Fixed(FixedBuf::Str(v)) => Tensor::from_vec(&shape, v),
                 DenseBatch::Sequence(RaggedBuf::I64(r)) => {
                     r.into_padded(&spec.shape, first_or_zero(default)?)

@@ -4,6 +4,8 @@
 //! `FastParseSingleExample`, with its error texts), a vector as a batch. Feature keys, types
 //! and shapes are attrs; dense defaults are inputs, as in TensorFlow.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
@@ -18,6 +20,7 @@ use super::features::{
     Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput,
 };
 use super::sparse_merge::sparse_feature_merge;
+use crate::math::cast::cast_tensor;
 
 /// `tf.io.parse_example(serialized, features)`: parses a batch (vector) of serialized
 /// `tf.train.Example`s; every output has a leading batch dimension.
@@ -321,8 +324,12 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+#[derive(Clone)]
 struct ParseExampleKernel {
     cfg: ExampleConfig,
+    /// Per dense feature: an int64 output that a run plan asked for as float32
+    /// ([`Kernel::with_output_cast`]).
+    as_f32: Vec<bool>,
 }
 
 impl Kernel for ParseExampleKernel {
@@ -330,11 +337,12 @@ impl Kernel for ParseExampleKernel {
         let defaults = &ctx.inputs()[2..];
         self.cfg.check_defaults(defaults)?;
         let ser = ctx.input(0);
-        let out = match ser.rank() {
+        let mut out = match ser.rank() {
             0 => parse_single_with(&self.cfg, defaults, &ser.as_slice::<Bytes>()?[0])?,
             1 => parse_batch_with(
                 &self.cfg,
                 defaults,
+                &self.as_f32,
                 ser.as_slice::<Bytes>()?,
                 ctx.input(1).as_slice::<Bytes>()?,
             )?,
@@ -345,6 +353,12 @@ impl Kernel for ParseExampleKernel {
                 )))
             }
         };
+        if ser.rank() == 0 {
+            // The single-example parser converts afterwards (the batch one as it decodes).
+            for (t, _) in out.dense.iter_mut().zip(&self.as_f32).filter(|(_, &f)| f) {
+                *t = cast_tensor(t, DType::F32)?;
+            }
+        }
         let ns = out.sparse.len();
         for (i, sp) in out.sparse.into_iter().enumerate() {
             ctx.set_output(i, sp.indices);
@@ -359,6 +373,19 @@ impl Kernel for ParseExampleKernel {
 
     fn is_expensive(&self) -> bool {
         true
+    }
+
+    /// A fixed-length int64 dense feature can come out as float32: the parser converts each
+    /// value as it decodes it, and the batch never holds the int64 values.
+    fn with_output_cast(&self, output: usize, dtype: DType) -> Option<Arc<dyn Kernel>> {
+        let d = output.checked_sub(3 * self.cfg.sparse.len())?;
+        let spec = self.cfg.dense.get(d)?;
+        if dtype != DType::F32 || spec.dtype != DType::I64 || spec.variable_length {
+            return None;
+        }
+        let mut k = self.clone();
+        k.as_f32[d] = true;
+        Some(Arc::new(k))
     }
 }
 
@@ -402,7 +429,8 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         });
     }
     let cfg = ExampleConfig::new(dense, sparse_keys.into_iter().zip(sparse_types).collect())?;
-    Ok(Box::new(ParseExampleKernel { cfg }))
+    let as_f32 = vec![false; cfg.dense.len()];
+    Ok(Box::new(ParseExampleKernel { cfg, as_f32 }))
 }
 
 pub(super) fn register() {

@@ -6,11 +6,54 @@
 //! ones (MNIST-like int64 pixels: about one in ten); here the continuation bits of eight bytes
 //! index a table of shuffles that lay out up to eight varints as 16-bit lanes at once.
 
+/// An element type packed varints decode into: int64 as stored, or float32 for a parse whose
+/// output only a `Cast` to float reads (the plan then has the parse convert each value as it
+/// decodes it, exactly as the Cast would: `v as f32`).
+pub(crate) trait VarintElem: Copy + From<u8> {
+    fn from_i64(v: i64) -> Self;
+    /// Stores the eight 16-bit lanes of `v` as eight values in `out` (eight long).
+    #[cfg(target_arch = "x86_64")]
+    fn store8(simd: pulp::x86::V3, v: core::arch::x86_64::__m128i, out: &mut [Self]);
+}
+
+impl VarintElem for i64 {
+    #[inline(always)]
+    fn from_i64(v: i64) -> i64 {
+        v
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn store8(simd: pulp::x86::V3, v: core::arch::x86_64::__m128i, out: &mut [i64]) {
+        let (sse2, avx2) = (simd.sse2, simd.avx2);
+        let lo: [i64; 4] = pulp::cast(avx2._mm256_cvtepu16_epi64(v));
+        let hi: [i64; 4] = pulp::cast(avx2._mm256_cvtepu16_epi64(sse2._mm_srli_si128::<8>(v)));
+        out[..4].copy_from_slice(&lo);
+        out[4..8].copy_from_slice(&hi);
+    }
+}
+
+impl VarintElem for f32 {
+    #[inline(always)]
+    fn from_i64(v: i64) -> f32 {
+        v as f32
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn store8(simd: pulp::x86::V3, v: core::arch::x86_64::__m128i, out: &mut [f32]) {
+        // Values below 2^14 convert exactly.
+        let f: [f32; 8] = pulp::cast(
+            simd.avx
+                ._mm256_cvtepi32_ps(simd.avx2._mm256_cvtepu16_epi32(v)),
+        );
+        out[..8].copy_from_slice(&f);
+    }
+}
+
 /// Decodes the leading varints of `bytes` into `out` while each has at most two bytes and `out`
 /// has room for eight more values; returns (bytes consumed, values written). The caller decodes
 /// the rest (a longer varint, the last few bytes) with its scalar loop. Slots of `out` past the
 /// values written may have been overwritten.
-pub(crate) fn decode_short_varints(bytes: &[u8], out: &mut [i64]) -> (usize, usize) {
+pub(crate) fn decode_short_varints<T: VarintElem>(bytes: &[u8], out: &mut [T]) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
         return simd.vectorize(x86::Decode { simd, bytes, out });
@@ -93,15 +136,15 @@ mod x86 {
     use core::arch::x86_64::__m128i;
     use pulp::x86::V3;
 
-    use super::{short_varints, window, STEPS};
+    use super::{short_varints, window, VarintElem, STEPS};
 
-    pub(super) struct Decode<'a> {
+    pub(super) struct Decode<'a, T> {
         pub(super) simd: V3,
         pub(super) bytes: &'a [u8],
-        pub(super) out: &'a mut [i64],
+        pub(super) out: &'a mut [T],
     }
 
-    impl pulp::NullaryFnOnce for Decode<'_> {
+    impl<T: VarintElem> pulp::NullaryFnOnce for Decode<'_, T> {
         type Output = (usize, usize);
 
         #[inline(always)]
@@ -112,7 +155,7 @@ mod x86 {
             let high7 = sse2._mm_set1_epi16(0x7f00);
             // Lays out the varints that start in the first eight bytes of `block` (whose
             // continuation bits are `mask`) as eight values at out[n..n + 8].
-            let emit = |out: &mut [i64], n: usize, block: __m128i, mask: u32| {
+            let emit = |out: &mut [T], n: usize, block: __m128i, mask: u32| {
                 let shuffle = STEPS[(mask & 0xff) as usize].shuffle;
                 let pairs = ssse3._mm_shuffle_epi8(block, pulp::cast(shuffle));
                 // Lane = low byte | high byte << 8; value = (low & 0x7f) | high << 7.
@@ -120,11 +163,7 @@ mod x86 {
                     sse2._mm_and_si128(pairs, low7),
                     sse2._mm_srli_epi16::<1>(sse2._mm_and_si128(pairs, high7)),
                 );
-                let lo: [i64; 4] = pulp::cast(avx2._mm256_cvtepu16_epi64(v));
-                let hi: [i64; 4] =
-                    pulp::cast(avx2._mm256_cvtepu16_epi64(sse2._mm_srli_si128::<8>(v)));
-                out[n..n + 4].copy_from_slice(&lo);
-                out[n + 4..n + 8].copy_from_slice(&hi);
+                T::store8(simd, v, &mut out[n..n + 8]);
             };
             let load = |at: &[u8]| -> __m128i {
                 let raw: [u8; 16] = at[..16].try_into().expect("sixteen bytes");
@@ -189,7 +228,8 @@ mod tests {
         b
     }
 
-    /// What the fast path decodes must be a prefix of the values, with its exact byte length.
+    /// What the fast path decodes must be a prefix of the values, with its exact byte length,
+    /// into int64 and into float32 alike.
     fn roundtrip(values: &[u64], room: usize) {
         let bytes = encode(values);
         let mut out = vec![-1i64; room];
@@ -198,6 +238,15 @@ mod tests {
         assert_eq!(
             &out[..made],
             &values[..made].iter().map(|&v| v as i64).collect::<Vec<_>>()[..]
+        );
+        let mut floats = vec![-1f32; room];
+        assert_eq!(decode_short_varints(&bytes, &mut floats), (used, made));
+        assert_eq!(
+            &floats[..made],
+            &values[..made]
+                .iter()
+                .map(|&v| v as i64 as f32)
+                .collect::<Vec<_>>()[..]
         );
         assert_eq!(
             encode(&values[..made]).len(),

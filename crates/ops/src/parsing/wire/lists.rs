@@ -4,7 +4,7 @@
 use bytes::Bytes;
 
 use super::{delimited_tag, fixed32_tag, varint_tag, Reader};
-use crate::parsing::packed_varint::decode_short_varints;
+use crate::parsing::packed_varint::{decode_short_varints, VarintElem};
 
 /// A varint at the start of `b` (at most 10 bytes): its value and length.
 #[inline]
@@ -161,8 +161,14 @@ fn list_reader(buf: &[u8], start: usize, end: usize) -> Option<Reader<'_>> {
     Some(r)
 }
 
-/// Decodes an `Int64List` (packed or not) of the `Feature` at `buf[start..end]`.
-pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl Sink<i64>) -> bool {
+/// Decodes an `Int64List` (packed or not) of the `Feature` at `buf[start..end]`, each value as
+/// `T` (int64, or float32 where a parse converts for a following Cast).
+pub(crate) fn int64_list<T: VarintElem>(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    sink: &mut impl Sink<T>,
+) -> bool {
     let Some(mut r) = list_reader(buf, start, end) else {
         return false;
     };
@@ -191,12 +197,12 @@ pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl S
                 }
                 match bytes.get(i + 1) {
                     Some(&b1) if b1 < 0x80 => {
-                        sink.push((bytes[i] & 0x7f) as i64 | (b1 as i64) << 7);
+                        sink.push(T::from_i64((bytes[i] & 0x7f) as i64 | (b1 as i64) << 7));
                         i += 2;
                     }
                     _ => match decode_varint(&bytes[i..]) {
                         Some((v, n)) => {
-                            sink.push(v as i64);
+                            sink.push(T::from_i64(v as i64));
                             i += n;
                         }
                         None => return false,
@@ -211,7 +217,7 @@ pub(crate) fn int64_list(buf: &[u8], start: usize, end: usize, sink: &mut impl S
                     return false;
                 }
                 match r.read_varint64() {
-                    Some(v) => sink.push(v as i64),
+                    Some(v) => sink.push(T::from_i64(v as i64)),
                     None => return false,
                 }
             }
@@ -339,7 +345,7 @@ mod tests {
             });
         }
         let f = packed_int64_feature(&values);
-        let mut v = Vec::new();
+        let mut v: Vec<i64> = Vec::new();
         assert!(int64_list(&f, 0, f.len(), &mut v));
         assert_eq!(v, values);
         // A fixed sink stores what fits and counts the rest.
@@ -361,6 +367,6 @@ mod tests {
         let mut cut = packed_int64_feature(&[5, 300]);
         let n = cut.len();
         cut[n - 1] |= 0x80;
-        assert!(!int64_list(&cut, 0, n, &mut Vec::new()));
+        assert!(!int64_list(&cut, 0, n, &mut Vec::<i64>::new()));
     }
 }

@@ -126,7 +126,7 @@ mod tests {
             let e = entries[0];
             assert_eq!(&b[e.key.0..e.key.1], b"a");
             assert_eq!(feature_kind(&b, e.value.0, e.value.1), Ok(Kind::Int64));
-            let mut v = Vec::new();
+            let mut v: Vec<i64> = Vec::new();
             assert!(int64_list(&b, e.value.0, e.value.1, &mut v));
             assert_eq!(v, want);
         }
