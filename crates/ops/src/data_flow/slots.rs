@@ -48,7 +48,9 @@ trait Column: Send + Sync {
 }
 
 /// Chunks, not one growing vector: growing never moves stored rows (a gather may be reading
-/// them), and a chunk's zeroed pages come straight from the allocator.
+/// them). A chunk starts empty with room for all its slots and grows as its slots are first
+/// written, lowest first (the order [`RowSlots`] hands fresh slots out): a queue's first fill
+/// then writes each row once, instead of zeroing the chunk and overwriting it.
 struct Typed<T> {
     width: usize,
     chunk: usize,
@@ -58,10 +60,9 @@ struct Typed<T> {
 impl<T: TensorType> Column for Typed<T> {
     fn add_chunk(&mut self) {
         let mut chunks: Vec<_> = self.chunks.iter().cloned().collect();
-        chunks.push(Arc::new(Mutex::new(vec![
-            T::zero();
-            self.chunk * self.width
-        ])));
+        chunks.push(Arc::new(Mutex::new(Vec::with_capacity(
+            self.chunk * self.width,
+        ))));
         self.chunks = Arc::new(chunks);
     }
 
@@ -76,8 +77,16 @@ impl<T: TensorType> Column for Typed<T> {
                     format_dims(src.shape())
                 ))
             })?;
-        let (c, i) = (slot / self.chunk, slot % self.chunk);
-        self.chunks[c].lock()[i * w..(i + 1) * w].clone_from_slice(from);
+        let (c, at) = (slot / self.chunk, slot % self.chunk * w);
+        let mut rows = self.chunks[c].lock();
+        if at + w <= rows.len() {
+            rows[at..at + w].clone_from_slice(from);
+        } else {
+            // A slot's first write; a slot skipped over (never the case) stays zero.
+            // (Rows are whole, so the chunk ends at or before `at`.)
+            rows.resize(at, T::zero());
+            rows.extend_from_slice(from);
+        }
         Ok(())
     }
 
@@ -104,7 +113,10 @@ impl<T: TensorType> Column for Typed<T> {
                             break;
                         }
                         let at = s as usize % self.chunk * w;
-                        out.extend_from_slice(&chunk[at..at + w]);
+                        let row = chunk.get(at..at + w).ok_or_else(|| {
+                            Error::internal("A queue row refers to a slot never written")
+                        })?;
+                        out.extend_from_slice(row);
                         i += 1;
                     }
                 }
@@ -451,6 +463,25 @@ mod tests {
         assert_eq!(kept, vec![RowRef::Slot(6), RowRef::Slot(7)]);
         assert!(views.is_empty());
         assert_eq!(s.returned.lock().len(), 6);
+    }
+
+    #[test]
+    fn a_chunk_grows_as_its_slots_are_first_written_in_any_order() {
+        let mut c = Typed::<i32> {
+            width: 2,
+            chunk: 4,
+            chunks: Arc::new(Vec::new()),
+        };
+        c.add_chunk();
+        let rows = Tensor::from_vec(&[2, 2], vec![1, 2, 3, 4]).unwrap();
+        c.write(2, &rows, 1).unwrap();
+        assert!(c.gather(&[RowRef::Slot(3)], &[], 0, &[1, 2]).is_err());
+        c.write(0, &rows, 0).unwrap();
+        c.write(3, &rows, 0).unwrap();
+        c.write(2, &rows, 0).unwrap();
+        let refs: Vec<RowRef> = [3, 1, 2, 0].map(RowRef::Slot).to_vec();
+        let got = c.gather(&refs, &[], 0, &[4, 2]).unwrap();
+        assert_eq!(got.to_vec::<i32>().unwrap(), vec![1, 2, 0, 0, 1, 2, 1, 2]);
     }
 
     #[test]
