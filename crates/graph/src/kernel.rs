@@ -60,6 +60,13 @@ pub trait Kernel: Send + Sync {
     fn with_output_cast(&self, _output: usize, _dtype: DType) -> Option<Arc<dyn Kernel>> {
         None
     }
+
+    /// This kernel, changed to output all its outputs stacked along `axis` in output 0 and
+    /// nothing else, exactly as a `Pack` of them would (`tf.stack(decode_csv(...))`); `None`
+    /// when it cannot. A run plan uses it when such a Pack is all that reads the outputs.
+    fn with_outputs_packed(&self, _axis: i64) -> Option<Arc<dyn Kernel>> {
+        None
+    }
 }
 
 /// What a kernel sees while it runs: its node, inputs, output slots, the session's resources,

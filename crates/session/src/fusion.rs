@@ -1,34 +1,63 @@
-//! Run-plan rewrites that save work without changing any value a run returns: a kernel that
-//! can produce an output already cast does so when that Cast is the output's only reader.
+//! Run-plan rewrites that save work without changing any value a run returns, as TensorFlow's
+//! Grappler rewrites a graph before running it: a kernel that can produce an output already
+//! cast, or all its outputs already stacked, does so when that Cast or Pack is their only
+//! reader.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use weir_graph::{DType, Kernel, Node};
+use weir_graph::{DType, Kernel, Node, OpContext, Result};
 
 use crate::plan::PlanKey;
 
-/// Lets a kernel produce an output already converted when a `Cast` is all that reads it and the
-/// output is neither fed nor fetched ([`Kernel::with_output_cast`]); the Cast then passes its
-/// input on unchanged. Returns the outputs changed, with the dtype they now have.
-///
-/// Why: `parse_example` of an int64 image feature followed by `cast(..., float32)` is how the
-/// MNIST-style pipelines read their pixels, and the int64 batch between them (800 KB per 128
-/// examples) was written and read once more for nothing.
-pub(crate) fn fuse_casts(
+/// What [`fuse`] changed in a plan.
+#[derive(Default)]
+pub(crate) struct Fusions {
+    /// Outputs a fused Cast reads already converted, with the dtype they now have.
+    pub dtypes: HashMap<(usize, usize), DType>,
+    /// Steps that read other outputs than their node's inputs: a fused Pack reads the stack its
+    /// producer made, in that producer's output 0.
+    pub inputs: HashMap<usize, Vec<(usize, usize)>>,
+}
+
+/// Rewrites the plan of the nodes `ids` (run in that order) where a kernel can save a
+/// following op's work, changing `kernels`: see [`fuse_casts`] and [`fuse_packs`].
+pub(crate) fn fuse(
     nodes: &[Arc<Node>],
     ids: &[usize],
     key: &PlanKey,
     fed: &HashSet<(usize, usize)>,
     kernels: &mut HashMap<usize, Arc<dyn Kernel>>,
-) -> HashMap<(usize, usize), DType> {
+) -> Fusions {
     let mut readers: HashMap<(usize, usize), usize> = HashMap::new();
     for &n in ids {
         for &inp in nodes[n].inputs() {
             *readers.entry(inp).or_default() += 1;
         }
     }
-    let mut fused = HashMap::new();
+    // An output another step or the caller also sees must stay as the graph says.
+    let private = |o: &(usize, usize)| {
+        !fed.contains(o) && !key.fetches.contains(o) && readers.get(o) == Some(&1)
+    };
+    let mut f = Fusions::default();
+    fuse_casts(nodes, ids, &private, kernels, &mut f);
+    fuse_packs(nodes, ids, &private, kernels, &mut f);
+    f
+}
+
+/// Lets a kernel produce an output already converted when a `Cast` is all that reads it
+/// ([`Kernel::with_output_cast`]); the Cast then passes its input on unchanged.
+///
+/// Why: `parse_example` of an int64 image feature followed by `cast(..., float32)` is how the
+/// MNIST-style pipelines read their pixels, and the int64 batch between them (800 KB per 128
+/// examples) was written and read once more for nothing.
+fn fuse_casts(
+    nodes: &[Arc<Node>],
+    ids: &[usize],
+    private: &impl Fn(&(usize, usize)) -> bool,
+    kernels: &mut HashMap<usize, Arc<dyn Kernel>>,
+    f: &mut Fusions,
+) {
     for &n in ids {
         let node = &nodes[n];
         if node.op_type() != "Cast" {
@@ -36,31 +65,78 @@ pub(crate) fn fuse_casts(
         }
         let src = node.inputs()[0];
         let dst = node.output_dtypes()[0];
-        if fed.contains(&src)
-            || key.fetches.contains(&src)
-            || readers.get(&src) != Some(&1)
-            || fused.contains_key(&src)
-            || nodes[src.0].output_dtypes()[src.1] == dst
-        {
+        if !private(&src) || nodes[src.0].output_dtypes()[src.1] == dst {
             continue;
         }
         if let Some(k) = kernels[&src.0].with_output_cast(src.1, dst) {
             kernels.insert(src.0, k);
-            fused.insert(src, dst);
+            f.dtypes.insert(src, dst);
         }
     }
-    fused
+}
+
+/// Lets a kernel stack all its outputs itself when a `Pack` of them, in order, is all that
+/// reads them ([`Kernel::with_outputs_packed`]); the Pack then passes that stack on.
+///
+/// Why: `tf.stack(tf.decode_csv(line, defaults))` is TensorFlow's documented CSV pattern, and
+/// per line it made a tensor per field for Pack to copy into one: over a third of what a
+/// per-line pipeline's runner thread spent on decoding (callgrind).
+fn fuse_packs(
+    nodes: &[Arc<Node>],
+    ids: &[usize],
+    private: &impl Fn(&(usize, usize)) -> bool,
+    kernels: &mut HashMap<usize, Arc<dyn Kernel>>,
+    f: &mut Fusions,
+) {
+    for &n in ids {
+        let node = &nodes[n];
+        let Some(&(m, _)) = node.inputs().first() else {
+            continue;
+        };
+        let producer = &nodes[m];
+        let whole = node.inputs().len() == producer.output_dtypes().len()
+            && node.inputs().iter().enumerate().all(|(i, &o)| o == (m, i));
+        // A known rank: the Pack's axis was checked against it when the graph was built.
+        let ranked = producer.output_shapes()[0].dims().is_some();
+        if node.op_type() != "Pack"
+            || !whole
+            || !ranked
+            || !node.inputs().iter().all(private)
+            || f.dtypes.keys().any(|&(p, _)| p == m)
+        {
+            continue;
+        }
+        let Ok(axis) = node.attr::<i64>("axis") else {
+            continue;
+        };
+        if let Some(k) = kernels[&m].with_outputs_packed(axis) {
+            kernels.insert(m, k);
+            kernels.insert(n, Arc::new(PassOn));
+            f.inputs.insert(n, vec![(m, 0)]);
+        }
+    }
+}
+
+/// The kernel of a step whose work a fused producer did: outputs its one input.
+struct PassOn;
+
+impl Kernel for PassOn {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let t = ctx.take_input(0);
+        ctx.set_output(0, t);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
-    use weir_graph::{DType, Graph, Kernel, Output, Result, Tensor};
-    use weir_ops::array::constant;
+    use weir_graph::{DType, Graph, Kernel, Output, Result, Shape, Tensor};
+    use weir_ops::array::{constant, placeholder, stack};
     use weir_ops::io::example::Example;
     use weir_ops::math::cast;
-    use weir_ops::parsing::{parse_example, Features, FixedLenFeature};
+    use weir_ops::parsing::{decode_csv, parse_example, Features, FixedLenFeature};
 
     use crate::plan::{build_plan, PlanKey};
     use crate::{RunArgs, Session};
@@ -85,20 +161,35 @@ mod tests {
         Ok((g, pixels, floats))
     }
 
-    fn dtypes_of_plan(g: &Graph, fetches: &[&Output]) -> Vec<(String, Vec<DType>)> {
+    /// A step of a plan: op type, output dtypes, inputs read.
+    type PlanStep = (String, Vec<DType>, usize);
+
+    /// Each step of the plan fetching `fetches`.
+    fn dtypes_of_plan(
+        g: &Graph,
+        feeds: &[(&Output, &[usize])],
+        fetches: &[&Output],
+    ) -> Vec<PlanStep> {
         let key = PlanKey {
-            feeds: vec![],
+            feeds: feeds
+                .iter()
+                .map(|(o, _)| (o.node_id(), o.index()))
+                .collect(),
             fetches: fetches.iter().map(|o| (o.node_id(), o.index())).collect(),
             targets: vec![],
         };
-        let plan = build_plan(g, &key, &[], true, |node| {
+        let shapes: Vec<&[usize]> = feeds.iter().map(|(_, s)| *s).collect();
+        let plan = build_plan(g, &key, &shapes, true, |node| {
             let make = weir_graph::registry::kernel_factory(node.op_type())?;
             Ok(Arc::from(make(node)?) as Arc<dyn Kernel>)
         })
         .unwrap();
         plan.steps
             .iter()
-            .map(|s| (s.node.op_type().to_string(), s.output_dtypes.clone()))
+            .map(|s| {
+                let op = s.node.op_type().to_string();
+                (op, s.output_dtypes.clone(), s.inputs.len())
+            })
             .collect()
     }
 
@@ -113,9 +204,9 @@ mod tests {
         let (g, pixels, floats) = graph(records).unwrap();
         // Fetching only the cast fuses; fetching the int64 values too does not.
         let parse_dtypes = |fetches: &[&Output]| {
-            dtypes_of_plan(&g, fetches)
+            dtypes_of_plan(&g, &[], fetches)
                 .into_iter()
-                .find(|(op, _)| op == "ParseExample")
+                .find(|(op, _, _)| op == "ParseExample")
                 .unwrap()
                 .1
         };
@@ -172,5 +263,87 @@ mod tests {
                 .contains("Number of int64 values != expected"),
             "{fused}"
         );
+    }
+
+    /// stack(decode_csv(records, defaults), axis): the plan's DecodeCSV step, and the stack
+    /// computed fused and unfused (the decode_csv outputs fetched too).
+    fn csv_stack(
+        records: Tensor,
+        rank: usize,
+        defaults: Vec<Tensor>,
+        axis: i64,
+    ) -> (Vec<PlanStep>, Result<Tensor>, Result<Tensor>) {
+        weir_ops::register_all_ops();
+        let g = Graph::new();
+        let lines = placeholder(&g, DType::String, Shape::unknown_of_rank(rank)).unwrap();
+        let defaults: Vec<Output> = defaults
+            .into_iter()
+            .map(|d| constant(&g, d).unwrap())
+            .collect();
+        let cols = decode_csv(&lines, defaults).unwrap();
+        let rows = stack(&cols, axis).unwrap();
+        let plan = dtypes_of_plan(&g, &[(&lines, records.shape())], &[&rows]);
+        let sess = Session::new(&g).unwrap();
+        let fused = sess
+            .run(&RunArgs::new().feed(&lines, records.clone()).fetch(&rows))
+            .map(|mut v| v.remove(0));
+        let unfused = sess
+            .run(
+                &RunArgs::new()
+                    .feed(&lines, records)
+                    .fetch(&rows)
+                    .fetch(&cols[0]),
+            )
+            .map(|mut v| v.remove(0));
+        (plan, fused, unfused)
+    }
+
+    #[test]
+    fn a_stack_of_every_decode_csv_column_is_made_by_the_decoder() {
+        let ints = || {
+            vec![
+                Tensor::from(vec![0i32]),
+                Tensor::from(vec![7i32]),
+                Tensor::from(Vec::<i32>::new()),
+            ]
+        };
+        // One line, as TextLineReader.read gives it.
+        let line = Tensor::from(vec!["1,,3"]).reshape(&[]).unwrap();
+        let (plan, fused, unfused) = csv_stack(line.clone(), 0, ints(), 0);
+        // The Pack step passes the decoder's stack on: it reads one input, not three.
+        let pack = plan.iter().find(|(op, _, _)| op == "Pack").unwrap();
+        assert_eq!(pack.2, 1);
+        let (fused, unfused) = (fused.unwrap(), unfused.unwrap());
+        assert_eq!(fused, unfused);
+        assert_eq!(fused.shape(), &[3]);
+        assert_eq!(fused.to_vec::<i32>().unwrap(), vec![1, 7, 3]);
+        // A batch of lines, stacked as rows and as columns; strings too.
+        let lines = Tensor::from(vec!["1,2,3", "4,,6"]);
+        for axis in [1, -1, 0] {
+            let (_, fused, unfused) = csv_stack(lines.clone(), 1, ints(), axis);
+            assert_eq!(fused.unwrap(), unfused.unwrap(), "axis {axis}");
+        }
+        let strs = vec![Tensor::from(vec!["a"]), Tensor::from(vec!["b"])];
+        let (_, fused, unfused) =
+            csv_stack(Tensor::from(vec!["x,"]).reshape(&[]).unwrap(), 0, strs, -1);
+        assert_eq!(fused.unwrap().to_strings().unwrap(), vec!["x", "b"]);
+        assert!(unfused.is_ok());
+    }
+
+    #[test]
+    fn a_fused_decode_csv_reports_the_errors_of_the_unfused_one() {
+        let ints = || vec![Tensor::from(vec![0i32]), Tensor::from(Vec::<i32>::new())];
+        for line in ["1", "1,2,3", "x,1", "1,", "\"1,2"] {
+            for rank in [0, 1] {
+                let records = if rank == 0 {
+                    Tensor::from(vec![line]).reshape(&[]).unwrap()
+                } else {
+                    Tensor::from(vec!["5,6", line])
+                };
+                let (_, fused, unfused) = csv_stack(records, rank, ints(), 0);
+                let (f, u) = (fused.unwrap_err(), unfused.unwrap_err());
+                assert_eq!((f.code(), f.message()), (u.code(), u.message()), "{line:?}");
+            }
+        }
     }
 }

@@ -22,7 +22,7 @@ pub(crate) struct Step {
     pub node: Arc<Node>,
     pub kernel: Arc<dyn Kernel>,
     /// The dtype of each output as the kernel makes it: the node's, except an output that a
-    /// fused Cast reads already converted ([`fuse_casts`](crate::fusion::fuse_casts)).
+    /// fused Cast reads already converted ([`fuse`](crate::fusion::fuse)).
     pub output_dtypes: Vec<DType>,
     pub inputs: Vec<SlotRead>,
     /// Slot of each output; `None` when nothing reads it (or a feed replaces it).
@@ -262,7 +262,13 @@ pub(crate) fn build_plan(
         for &n in &ids {
             kernels.insert(n, kernel_for(&nodes[n])?);
         }
-        let fused = crate::fusion::fuse_casts(nodes, &ids, key, &fed, &mut kernels);
+        let fused = crate::fusion::fuse(nodes, &ids, key, &fed, &mut kernels);
+        let inputs_of = |n: usize| -> &[(usize, usize)] {
+            fused
+                .inputs
+                .get(&n)
+                .map_or(nodes[n].inputs(), Vec::as_slice)
+        };
         let order = blocking_steps_last(nodes, &ids, &fed, |n| kernels[&n].may_block());
 
         // Slots: one per fed tensor, then one per output of each step.
@@ -286,7 +292,7 @@ pub(crate) fn build_plan(
 
         let mut reads_left: HashMap<usize, usize> = HashMap::new();
         for &n in &order {
-            for inp in nodes[n].inputs() {
+            for inp in inputs_of(n) {
                 *reads_left.entry(slot_of[inp]).or_default() += 1;
             }
         }
@@ -302,8 +308,7 @@ pub(crate) fn build_plan(
             .collect();
         for &n in &order {
             let node = &nodes[n];
-            let inputs = node
-                .inputs()
+            let inputs = inputs_of(n)
                 .iter()
                 .map(|inp| {
                     let slot = slot_of[inp];
@@ -369,6 +374,7 @@ pub(crate) fn build_plan(
             let output_dtypes = (0..node.output_dtypes().len())
                 .map(|i| {
                     fused
+                        .dtypes
                         .get(&(n, i))
                         .copied()
                         .unwrap_or(node.output_dtypes()[i])

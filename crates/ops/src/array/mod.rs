@@ -17,7 +17,7 @@ pub(crate) mod shape_util;
 mod slice;
 mod slice_items;
 mod split;
-mod stack;
+pub(crate) mod stack;
 mod strided_slice;
 mod tile_pad;
 mod transpose;

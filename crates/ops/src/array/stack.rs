@@ -150,28 +150,35 @@ struct PackKernel(i64);
 
 impl Kernel for PackKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let inputs = ctx.inputs();
-        let s0 = inputs[0].shape();
-        for (i, t) in inputs.iter().enumerate().skip(1) {
-            if t.shape() != s0 {
-                return Err(Error::invalid_argument(format!(
-                    "Shapes of all inputs must match: values[0].shape = {} != values[{i}].shape = {}",
-                    format_dims(s0),
-                    format_dims(t.shape())
-                )));
-            }
-        }
-        let axis = pack_axis(self.0, s0.len())?;
-        let outer: usize = s0[..axis].iter().product();
-        let chunk: usize = s0[axis..].iter().product();
-        let mut out_shape: SmallVec<[usize; 6]> = SmallVec::from_slice(s0);
-        out_shape.insert(axis, inputs.len());
-        let dt = inputs[0].dtype();
-        let out = weir_graph::match_data_dtype!(dt, T => join::<T>(inputs, outer, |_| chunk, &out_shape)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))));
+        let out = pack_tensors(ctx.inputs(), self.0)?;
         ctx.set_output(0, out);
         Ok(())
     }
+}
+
+/// `tf.stack(inputs, axis)`: the work of the `Pack` kernel.
+pub(crate) fn pack_tensors(inputs: &[Tensor], axis: i64) -> Result<Tensor> {
+    let s0 = inputs
+        .first()
+        .ok_or_else(|| Error::invalid_argument("Pack needs at least one input"))?
+        .shape();
+    for (i, t) in inputs.iter().enumerate().skip(1) {
+        if t.shape() != s0 {
+            return Err(Error::invalid_argument(format!(
+                "Shapes of all inputs must match: values[0].shape = {} != values[{i}].shape = {}",
+                format_dims(s0),
+                format_dims(t.shape())
+            )));
+        }
+    }
+    let axis = pack_axis(axis, s0.len())?;
+    let outer: usize = s0[..axis].iter().product();
+    let chunk: usize = s0[axis..].iter().product();
+    let mut out_shape: SmallVec<[usize; 6]> = SmallVec::from_slice(s0);
+    out_shape.insert(axis, inputs.len());
+    let dt = inputs[0].dtype();
+    weir_graph::match_data_dtype!(dt, T => join::<T>(inputs, outer, |_| chunk, &out_shape),
+        _ => Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))))
 }
 
 fn unpack_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {

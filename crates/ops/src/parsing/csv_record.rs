@@ -31,33 +31,89 @@ pub(super) fn decode_one(
     let field = Field {
         rec,
         na: &opts.na_value,
-        shape,
     };
-    defaults
-        .iter()
-        .zip(&spans)
-        .enumerate()
-        .map(|(c, (d, &s))| match d.dtype() {
-            DType::I32 => field.number(d, c, s, "int32", parse_i32),
-            DType::I64 => field.number(d, c, s, "int64", parse_i64),
-            DType::F32 => field.number(d, c, s, "float", parse_f32),
-            DType::F64 => field.number(d, c, s, "double", parse_f64),
-            _ => field.string(d, c, s),
-        })
-        .collect()
+    let mut out = Vec::with_capacity(defaults.len());
+    for (c, (d, &s)) in defaults.iter().zip(&spans).enumerate() {
+        out.push(match d.dtype() {
+            DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
+            DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
+            DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
+            DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
+            _ => Tensor::filled(shape, field.string(d, c, s)?),
+        });
+    }
+    Ok(out)
+}
+
+/// [`decode_one`] of a scalar record whose defaults all have one dtype, with the fields in one
+/// tensor of shape `[defaults.len()]`: `tf.stack(decode_csv(line))` without a tensor per field.
+/// The checks and errors are decode_one's, in the same order.
+pub(super) fn decode_one_stacked(
+    rec: &Bytes,
+    defaults: &[Tensor],
+    opts: &CsvOptions,
+) -> Result<Tensor> {
+    let Some(first) = defaults.first() else {
+        return Err(weir_graph::Error::invalid_argument(
+            "Pack needs at least one input",
+        ));
+    };
+    match first.dtype() {
+        DType::I32 => stacked(rec, defaults, opts, |f, d, c, s| {
+            f.number(d, c, s, "int32", parse_i32)
+        }),
+        DType::I64 => stacked(rec, defaults, opts, |f, d, c, s| {
+            f.number(d, c, s, "int64", parse_i64)
+        }),
+        DType::F32 => stacked(rec, defaults, opts, |f, d, c, s| {
+            f.number(d, c, s, "float", parse_f32)
+        }),
+        DType::F64 => stacked(rec, defaults, opts, |f, d, c, s| {
+            f.number(d, c, s, "double", parse_f64)
+        }),
+        DType::String => stacked(rec, defaults, opts, |f, d, c, s| f.string(d, c, s)),
+        dt => Err(unsupported(dt, 0)),
+    }
+}
+
+fn stacked<T: TensorType>(
+    rec: &Bytes,
+    defaults: &[Tensor],
+    opts: &CsvOptions,
+    value: impl Fn(&Field<'_>, &Tensor, usize, Span) -> Result<T>,
+) -> Result<Tensor> {
+    let dt = defaults[0].dtype();
+    if let Some(c) = defaults.iter().position(|d| d.dtype() != dt) {
+        return Err(weir_graph::Error::invalid_argument(format!(
+            "Cannot stack a {} field with {dt} fields (field {c})",
+            defaults[c].dtype()
+        )));
+    }
+    let mut spans = Spans::new();
+    split_record(&Splitter::new(opts), rec, 0, defaults.len(), &mut spans)?;
+    let field = Field {
+        rec,
+        na: &opts.na_value,
+    };
+    let mut out = Vec::with_capacity(defaults.len());
+    for (c, (d, &s)) in defaults.iter().zip(&spans).enumerate() {
+        out.push(value(&field, d, c, s)?);
+    }
+    Tensor::from_vec(&[defaults.len()], out)
 }
 
 struct Field<'a> {
     rec: &'a Bytes,
     na: &'a [u8],
-    shape: &'a [usize],
 }
 
 impl Field<'_> {
     /// The record default of column `c`, or the error for a required field.
-    fn default<T: TensorType>(&self, d: &Tensor, c: usize) -> Result<Tensor> {
-        let v = d.as_slice::<T>()?.first().cloned();
-        Ok(Tensor::filled(self.shape, v.ok_or_else(|| missing(c, 0))?))
+    fn default<T: TensorType>(&self, d: &Tensor, c: usize) -> Result<T> {
+        d.as_slice::<T>()?
+            .first()
+            .cloned()
+            .ok_or_else(|| missing(c, 0))
     }
 
     fn number<T: TensorType>(
@@ -67,19 +123,18 @@ impl Field<'_> {
         s: Span,
         kind: &str,
         parse: impl Fn(&[u8]) -> Option<T>,
-    ) -> Result<Tensor> {
+    ) -> Result<T> {
         if is_missing(self.na, self.rec, s) {
             return self.default::<T>(d, c);
         }
-        let v = parse(raw(self.rec, s)).ok_or_else(|| invalid(c, 0, kind, self.rec, s))?;
-        Ok(Tensor::filled(self.shape, v))
+        parse(raw(self.rec, s)).ok_or_else(|| invalid(c, 0, kind, self.rec, s))
     }
 
-    fn string(&self, d: &Tensor, c: usize, s: Span) -> Result<Tensor> {
+    fn string(&self, d: &Tensor, c: usize, s: Span) -> Result<Bytes> {
         if is_missing(self.na, self.rec, s) {
             return self.default::<Bytes>(d, c);
         }
-        Ok(Tensor::filled(self.shape, field_bytes(self.rec, s)))
+        Ok(field_bytes(self.rec, s))
     }
 }
 

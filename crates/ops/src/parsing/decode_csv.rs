@@ -1,12 +1,17 @@
 //! `DecodeCSV`: `tf.io.decode_csv`, one output per column, each of the records' shape.
 
+use std::sync::Arc;
+
+use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
     Output, Result,
 };
 
-use super::csv::{decode_csv_tensors, CsvOptions};
+use super::csv::{check_inputs, decode_csv_tensors, CsvOptions};
+use super::csv_record::decode_one_stacked;
+use crate::array::stack::pack_tensors;
 
 const CSV_TYPES: &[DType] = &[
     DType::F32,
@@ -180,17 +185,40 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+#[derive(Clone)]
 struct DecodeCsvKernel {
     opts: CsvOptions,
+    /// Set by a run plan whose `Pack` along this axis is all that reads the outputs
+    /// ([`Kernel::with_outputs_packed`]): output 0 is then that stack, the others unset.
+    packed: Option<i64>,
 }
 
 impl Kernel for DecodeCsvKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let outs = decode_csv_tensors(ctx.input(0), &ctx.inputs()[1..], &self.opts)?;
-        for (i, t) in outs.into_iter().enumerate() {
-            ctx.set_output(i, t);
-        }
+        let (records, defaults) = (ctx.input(0), &ctx.inputs()[1..]);
+        let Some(axis) = self.packed else {
+            let outs = decode_csv_tensors(records, defaults, &self.opts)?;
+            for (i, t) in outs.into_iter().enumerate() {
+                ctx.set_output(i, t);
+            }
+            return Ok(());
+        };
+        let stacked = match records.as_slice::<Bytes>()? {
+            // One line (TextLineReader.read): the fields go straight into the stack.
+            [one] if records.rank() == 0 => {
+                check_inputs(defaults, &self.opts)?;
+                decode_one_stacked(one, defaults, &self.opts)?
+            }
+            _ => pack_tensors(&decode_csv_tensors(records, defaults, &self.opts)?, axis)?,
+        };
+        ctx.set_output(0, stacked);
         Ok(())
+    }
+
+    fn with_outputs_packed(&self, axis: i64) -> Option<Arc<dyn Kernel>> {
+        let mut k = self.clone();
+        k.packed = Some(axis);
+        Some(Arc::new(k))
     }
 }
 
@@ -213,6 +241,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }
     let na: String = node.attr("na_value")?;
     Ok(Box::new(DecodeCsvKernel {
+        packed: None,
         opts: CsvOptions {
             field_delim: delim.as_bytes()[0],
             use_quote_delim: node.attr("use_quote_delim")?,

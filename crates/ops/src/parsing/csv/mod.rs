@@ -60,6 +60,21 @@ pub(crate) fn check_defaults(defaults: &[Tensor]) -> Result<()> {
     Ok(())
 }
 
+/// The checks `DecodeCSV` makes of its options and record defaults before any record.
+pub(crate) fn check_inputs(defaults: &[Tensor], opts: &CsvOptions) -> Result<()> {
+    if !opts.select_cols.is_empty() && opts.select_cols.len() != defaults.len() {
+        return Err(Error::invalid_argument(
+            "select_cols should match output size",
+        ));
+    }
+    if opts.select_cols.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::invalid_argument(
+            "select_cols should be strictly increasing indices",
+        ));
+    }
+    check_defaults(defaults)
+}
+
 /// Decodes string `records` (any shape) into one tensor per default, each of the records'
 /// shape: what the `DecodeCSV` kernel computes for `tf.io.decode_csv`.
 ///
@@ -81,17 +96,7 @@ pub fn decode_csv_tensors(
     defaults: &[Tensor],
     opts: &CsvOptions,
 ) -> Result<Vec<Tensor>> {
-    if !opts.select_cols.is_empty() && opts.select_cols.len() != defaults.len() {
-        return Err(Error::invalid_argument(
-            "select_cols should match output size",
-        ));
-    }
-    if opts.select_cols.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(Error::invalid_argument(
-            "select_cols should be strictly increasing indices",
-        ));
-    }
-    check_defaults(defaults)?;
+    check_inputs(defaults, opts)?;
     let recs = records.as_slice::<Bytes>()?;
     if let [one] = recs {
         return super::csv_record::decode_one(one, records.shape(), defaults, opts);
