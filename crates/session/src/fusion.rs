@@ -136,7 +136,7 @@ mod tests {
     use weir_ops::array::{constant, placeholder, stack};
     use weir_ops::io::example::Example;
     use weir_ops::math::cast;
-    use weir_ops::parsing::{decode_csv, parse_example, Features, FixedLenFeature};
+    use weir_ops::parsing::{decode_csv, decode_raw, parse_example, Features, FixedLenFeature};
 
     use crate::plan::{build_plan, PlanKey};
     use crate::{RunArgs, Session};
@@ -345,5 +345,36 @@ mod tests {
                 assert_eq!((f.code(), f.message()), (u.code(), u.message()), "{line:?}");
             }
         }
+    }
+
+    #[test]
+    fn decode_raw_bytes_read_only_by_a_cast_decode_to_floats() {
+        weir_ops::register_all_ops();
+        let g = Graph::new();
+        let raw = placeholder(&g, DType::String, Shape::unknown()).unwrap();
+        let bytes = decode_raw(&raw, DType::U8).unwrap();
+        let floats = cast(&bytes, DType::F32).unwrap();
+        let good = Tensor::from_byte_strings(&[vec![0u8, 1, 255], vec![7, 128, 9]]);
+        let plan = dtypes_of_plan(&g, &[(&raw, good.shape())], &[&floats]);
+        let step = plan.iter().find(|(op, _, _)| op == "DecodeRaw").unwrap();
+        assert_eq!(step.1, vec![DType::F32]);
+        let sess = Session::new(&g).unwrap();
+        let run = |t: &Tensor, both: bool| {
+            let mut args = RunArgs::new().feed(&raw, t.clone()).fetch(&floats);
+            if both {
+                args = args.fetch(&bytes);
+            }
+            sess.run(&args).map(|mut v| v.remove(0))
+        };
+        let fused = run(&good, false).unwrap();
+        assert_eq!(fused, run(&good, true).unwrap());
+        assert_eq!(fused.shape(), &[2, 3]);
+        assert_eq!(
+            fused.to_vec::<f32>().unwrap(),
+            vec![0., 1., 255., 7., 128., 9.]
+        );
+        let bad = Tensor::from_byte_strings(&[vec![0u8, 1], vec![7]]);
+        let (f, u) = (run(&bad, false).unwrap_err(), run(&bad, true).unwrap_err());
+        assert_eq!((f.code(), f.message()), (u.code(), u.message()));
     }
 }

@@ -309,6 +309,22 @@ pub(crate) fn broadcast_update<T>(x: Tensor, y: Tensor, f: impl Fn(T, T) -> T) -
 where
     T: TensorType + Copy,
 {
+    // A tensor times a scalar (`cast(img) * (1/255)` on every example of a per-example
+    // pipeline) needs no broadcast plan, whose vectors cost more than the loop on [784].
+    if y.rank() == 0 && is_unique::<T>(&x) {
+        let q = *y
+            .as_slice::<T>()?
+            .first()
+            .ok_or_else(|| Error::internal("empty scalar"))?;
+        let mut x = x;
+        let xs = x.as_slice_mut::<T>()?;
+        vectorized(|| {
+            for p in xs.iter_mut() {
+                *p = f(*p, q);
+            }
+        });
+        return Ok(x);
+    }
     let bc = Bcast::new(x.shape(), y.shape())?;
     if bc.x_is_full() && is_unique::<T>(&x) {
         let mut x = x;
@@ -433,6 +449,27 @@ mod tests {
                 .shape(),
             &[0, 3]
         );
+    }
+
+    #[test]
+    fn a_unique_tensor_and_a_scalar_update_in_place_in_operand_order() {
+        let x = Tensor::from_vec(&[2, 2], vec![10i32, 20, 30, 40]).unwrap();
+        let ptr = x.as_slice::<i32>().unwrap().as_ptr();
+        let out = broadcast_update(x, Tensor::from(3i32), |p: i32, q: i32| p - q).unwrap();
+        assert_eq!(out.shape(), &[2, 2]);
+        assert_eq!(out.to_vec::<i32>().unwrap(), vec![7, 17, 27, 37]);
+        assert_eq!(out.as_slice::<i32>().unwrap().as_ptr(), ptr);
+        // A shared tensor is left alone; a scalar first keeps its place.
+        let shared = Tensor::from(vec![1i32, 2]);
+        let out = broadcast_update(shared.clone(), Tensor::from(5i32), |p: i32, q: i32| p - q);
+        assert_eq!(out.unwrap().to_vec::<i32>().unwrap(), vec![-4, -3]);
+        assert_eq!(shared.to_vec::<i32>().unwrap(), vec![1, 2]);
+        let out = broadcast_update(
+            Tensor::from(5i32),
+            Tensor::from(vec![1i32, 2]),
+            |p: i32, q| p - q,
+        );
+        assert_eq!(out.unwrap().to_vec::<i32>().unwrap(), vec![4, 3]);
     }
 
     #[test]

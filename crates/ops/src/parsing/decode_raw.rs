@@ -1,11 +1,15 @@
 //! `DecodeRaw` and `DecodePaddedRaw`: `tf.io.decode_raw`, bytes reinterpreted as numbers.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Dim, Error, InferenceContext, Kernel, Node,
     OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
 };
+
+use crate::util::vectorized;
 
 /// The numeric out_types weir has (TensorFlow's list, less float16, bfloat16 and complex).
 const RAW_TYPES: &[DType] = &[
@@ -177,6 +181,26 @@ impl RawValue for bool {
 
 /// Decodes equal-length strings: TensorFlow's `DecodeRaw` kernel.
 fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> Result<Tensor> {
+    decode_equal_with(input, out_type, T::SIZE, |out: &mut Vec<T>, s| {
+        out.extend(s.chunks_exact(T::SIZE).map(|c| T::read(c, little)))
+    })
+}
+
+/// [`decode_equal`] of uint8 bytes straight to float32, as a Cast of them would convert them.
+fn decode_u8_as_f32(input: &Tensor) -> Result<Tensor> {
+    decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| {
+        vectorized(|| out.extend(s.iter().map(|&b| f32::from(b))))
+    })
+}
+
+/// Checks that every string of `input` has one length, a multiple of `size` (the bytes of an
+/// `out_type` value), and decodes each with `fill`.
+fn decode_equal_with<U: TensorType>(
+    input: &Tensor,
+    out_type: DType,
+    elem: usize,
+    fill: impl Fn(&mut Vec<U>, &[u8]),
+) -> Result<Tensor> {
     let strs = input.as_slice::<Bytes>()?;
     let mut size: Option<usize> = None;
     for (i, s) in strs.iter().enumerate() {
@@ -195,19 +219,18 @@ fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> R
     let size = size.unwrap_or(0);
     if size == 0 {
         shape.push(0);
-        return Tensor::from_vec::<T>(&shape, Vec::new());
+        return Tensor::from_vec::<U>(&shape, Vec::new());
     }
-    if size % T::SIZE != 0 {
+    if size % elem != 0 {
         return Err(Error::invalid_argument(format!(
-            "Input to DecodeRaw has length {size} that is not a multiple of {}, the size of {out_type}",
-            T::SIZE
+            "Input to DecodeRaw has length {size} that is not a multiple of {elem}, the size of {out_type}"
         )));
     }
-    let width = size / T::SIZE;
+    let width = size / elem;
     shape.push(width);
     let mut out = Vec::with_capacity(strs.len() * width);
     for s in strs {
-        out.extend(s.chunks_exact(T::SIZE).map(|c| T::read(c, little)));
+        fill(&mut out, s);
     }
     Tensor::from_vec(&shape, out)
 }
@@ -285,10 +308,14 @@ pub fn decode_raw_tensor(
     }
 }
 
+#[derive(Clone)]
 struct DecodeRawKernel {
     out_type: DType,
     little_endian: bool,
     padded: bool,
+    /// Set by a run plan whose Cast of uint8 bytes to float32 is all that reads the output
+    /// ([`Kernel::with_output_cast`]): the bytes are decoded straight to float32.
+    as_f32: bool,
 }
 
 impl Kernel for DecodeRawKernel {
@@ -305,9 +332,22 @@ impl Kernel for DecodeRawKernel {
         } else {
             None
         };
-        let out = decode_raw_tensor(ctx.input(0), self.out_type, self.little_endian, fixed)?;
+        let out = if self.as_f32 {
+            decode_u8_as_f32(ctx.input(0))?
+        } else {
+            decode_raw_tensor(ctx.input(0), self.out_type, self.little_endian, fixed)?
+        };
         ctx.set_output(0, out);
         Ok(())
+    }
+
+    fn with_output_cast(&self, output: usize, dtype: DType) -> Option<Arc<dyn Kernel>> {
+        if output != 0 || dtype != DType::F32 || self.out_type != DType::U8 || self.padded {
+            return None;
+        }
+        let mut k = self.clone();
+        k.as_f32 = true;
+        Some(Arc::new(k))
     }
 }
 
@@ -316,6 +356,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         out_type: node.attr("out_type")?,
         little_endian: node.attr("little_endian")?,
         padded: node.op_type() == "DecodePaddedRaw",
+        as_f32: false,
     }))
 }
 
