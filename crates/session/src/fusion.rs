@@ -63,14 +63,25 @@ fn fuse_casts(
         if node.op_type() != "Cast" {
             continue;
         }
-        let src = node.inputs()[0];
         let dst = node.output_dtypes()[0];
+        // Reshapes between the producer and the Cast move the values whatever their dtype
+        // (`reshape(decode_raw(..), [-1, 784])` in batched MNIST pipelines): they pass the
+        // converted values on.
+        let mut src = node.inputs()[0];
+        let mut between = Vec::new();
+        while nodes[src.0].op_type() == "Reshape" && private(&src) {
+            between.push(src);
+            src = nodes[src.0].inputs()[0];
+        }
         if !private(&src) || nodes[src.0].output_dtypes()[src.1] == dst {
             continue;
         }
         if let Some(k) = kernels[&src.0].with_output_cast(src.1, dst) {
             kernels.insert(src.0, k);
             f.dtypes.insert(src, dst);
+            for o in between {
+                f.dtypes.insert(o, dst);
+            }
         }
     }
 }
@@ -133,7 +144,7 @@ mod tests {
     use std::sync::Arc;
 
     use weir_graph::{DType, Graph, Kernel, Output, Result, Shape, Tensor};
-    use weir_ops::array::{constant, placeholder, stack};
+    use weir_ops::array::{constant, placeholder, reshape, stack};
     use weir_ops::io::example::Example;
     use weir_ops::math::cast;
     use weir_ops::parsing::{decode_csv, decode_raw, parse_example, Features, FixedLenFeature};
@@ -349,15 +360,27 @@ mod tests {
 
     #[test]
     fn decode_raw_bytes_read_only_by_a_cast_decode_to_floats() {
+        decode_raw_then_cast(false);
+        decode_raw_then_cast(true);
+    }
+
+    /// decode_raw, then (with `reshaped`) reshape to [-1, 3], then cast to float32.
+    fn decode_raw_then_cast(reshaped: bool) {
         weir_ops::register_all_ops();
         let g = Graph::new();
         let raw = placeholder(&g, DType::String, Shape::unknown()).unwrap();
-        let bytes = decode_raw(&raw, DType::U8).unwrap();
+        let mut bytes = decode_raw(&raw, DType::U8).unwrap();
+        if reshaped {
+            bytes = reshape(&bytes, [-1i64, 3]).unwrap();
+        }
         let floats = cast(&bytes, DType::F32).unwrap();
         let good = Tensor::from_byte_strings(&[vec![0u8, 1, 255], vec![7, 128, 9]]);
         let plan = dtypes_of_plan(&g, &[(&raw, good.shape())], &[&floats]);
-        let step = plan.iter().find(|(op, _, _)| op == "DecodeRaw").unwrap();
-        assert_eq!(step.1, vec![DType::F32]);
+        for op in ["DecodeRaw", "Reshape"] {
+            if let Some(step) = plan.iter().find(|(o, _, _)| o == op) {
+                assert_eq!(step.1, vec![DType::F32], "{op}");
+            }
+        }
         let sess = Session::new(&g).unwrap();
         let run = |t: &Tensor, both: bool| {
             let mut args = RunArgs::new().feed(&raw, t.clone()).fetch(&floats);
