@@ -26,6 +26,25 @@ pub(super) fn decode_one(
             dt => return Err(unsupported(dt, f)),
         }
     }
+    fields(rec, defaults, opts, |field, d, c, s| {
+        Ok(match d.dtype() {
+            DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
+            DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
+            DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
+            DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
+            _ => Tensor::filled(shape, field.string(d, c, s)?),
+        })
+    })
+}
+
+/// Splits `rec` into one field per default and converts each with `value(field, default,
+/// column, span)`, stopping at the first error in column order.
+fn fields<T>(
+    rec: &Bytes,
+    defaults: &[Tensor],
+    opts: &CsvOptions,
+    value: impl Fn(&Field<'_>, &Tensor, usize, Span) -> Result<T>,
+) -> Result<Vec<T>> {
     let mut spans = Spans::new();
     split_record(&Splitter::new(opts), rec, 0, defaults.len(), &mut spans)?;
     let field = Field {
@@ -34,13 +53,7 @@ pub(super) fn decode_one(
     };
     let mut out = Vec::with_capacity(defaults.len());
     for (c, (d, &s)) in defaults.iter().zip(&spans).enumerate() {
-        out.push(match d.dtype() {
-            DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
-            DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
-            DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
-            DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
-            _ => Tensor::filled(shape, field.string(d, c, s)?),
-        });
+        out.push(value(&field, d, c, s)?);
     }
     Ok(out)
 }
@@ -89,17 +102,7 @@ fn stacked<T: TensorType>(
             defaults[c].dtype()
         )));
     }
-    let mut spans = Spans::new();
-    split_record(&Splitter::new(opts), rec, 0, defaults.len(), &mut spans)?;
-    let field = Field {
-        rec,
-        na: &opts.na_value,
-    };
-    let mut out = Vec::with_capacity(defaults.len());
-    for (c, (d, &s)) in defaults.iter().zip(&spans).enumerate() {
-        out.push(value(&field, d, c, s)?);
-    }
-    Tensor::from_vec(&[defaults.len()], out)
+    Tensor::from_vec(&[defaults.len()], fields(rec, defaults, opts, value)?)
 }
 
 struct Field<'a> {
