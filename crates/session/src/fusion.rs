@@ -258,6 +258,56 @@ mod tests {
     }
 
     #[test]
+    fn a_single_example_parse_read_only_by_a_cast_makes_floats_too() {
+        weir_ops::register_all_ops();
+        let records = [
+            example(&[16385, 300, 1 << 40, -3]),
+            Example::builder().build().to_bytes(),
+            example(&[1, 2, 3]),
+        ];
+        for (i, r) in records.into_iter().enumerate() {
+            let g = Graph::new();
+            let ser = constant(&g, Tensor::from(vec![r]).reshape(&[]).unwrap()).unwrap();
+            let features = Features::new().add(
+                "image",
+                FixedLenFeature::new(&[4], DType::I64).default(Tensor::from(vec![5i64, 6, 7, 8])),
+            );
+            let pixels = parse_example(&ser, &features)
+                .unwrap()
+                .dense("image")
+                .unwrap();
+            let floats = cast(&pixels, DType::F32).unwrap();
+            let plan = dtypes_of_plan(&g, &[], &[&floats]);
+            let parse = plan.iter().find(|(op, _, _)| op == "ParseExample").unwrap();
+            assert_eq!(parse.1, vec![DType::F32]);
+            let sess = Session::new(&g).unwrap();
+            let fused = sess.run(&RunArgs::new().fetch(&floats));
+            let both = sess.run(&RunArgs::new().fetch(&floats).fetch(&pixels));
+            match (fused, both) {
+                (Ok(f), Ok(b)) => {
+                    let want: Vec<f32> = b[1]
+                        .to_vec::<i64>()
+                        .unwrap()
+                        .iter()
+                        .map(|&v| v as f32)
+                        .collect();
+                    assert_eq!(f[0].to_vec::<f32>().unwrap(), want, "record {i}");
+                    assert_eq!(f[0].shape(), &[4]);
+                }
+                (Err(f), Err(b)) => {
+                    assert_eq!(
+                        (f.code(), f.message()),
+                        (b.code(), b.message()),
+                        "record {i}"
+                    );
+                    assert_eq!(i, 2);
+                }
+                (f, b) => panic!("record {i}: {f:?} vs {b:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn a_fused_parse_reports_the_errors_of_the_unfused_one() {
         weir_ops::register_all_ops();
         let (g, pixels, floats) = graph(vec![example(&[1, 2, 3])]).unwrap();

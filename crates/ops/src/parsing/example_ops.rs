@@ -20,7 +20,6 @@ use super::features::{
     Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput,
 };
 use super::sparse_merge::sparse_feature_merge;
-use crate::math::cast::cast_tensor;
 
 /// `tf.io.parse_example(serialized, features)`: parses a batch (vector) of serialized
 /// `tf.train.Example`s; every output has a leading batch dimension.
@@ -337,8 +336,13 @@ impl Kernel for ParseExampleKernel {
         let defaults = &ctx.inputs()[2..];
         self.cfg.check_defaults(defaults)?;
         let ser = ctx.input(0);
-        let mut out = match ser.rank() {
-            0 => parse_single_with(&self.cfg, defaults, &ser.as_slice::<Bytes>()?[0])?,
+        let out = match ser.rank() {
+            0 => parse_single_with(
+                &self.cfg,
+                defaults,
+                &self.as_f32,
+                &ser.as_slice::<Bytes>()?[0],
+            )?,
             1 => parse_batch_with(
                 &self.cfg,
                 defaults,
@@ -353,12 +357,6 @@ impl Kernel for ParseExampleKernel {
                 )))
             }
         };
-        if ser.rank() == 0 {
-            // The single-example parser converts afterwards (the batch one as it decodes).
-            for (t, _) in out.dense.iter_mut().zip(&self.as_f32).filter(|(_, &f)| f) {
-                *t = cast_tensor(t, DType::F32)?;
-            }
-        }
         let ns = out.sparse.len();
         for (i, sp) in out.sparse.into_iter().enumerate() {
             ctx.set_output(i, sp.indices);
@@ -376,7 +374,7 @@ impl Kernel for ParseExampleKernel {
     }
 
     /// A fixed-length int64 dense feature can come out as float32: the parser converts each
-    /// value as it decodes it, and the batch never holds the int64 values.
+    /// value as it decodes it, and never holds the int64 values.
     fn with_output_cast(&self, output: usize, dtype: DType) -> Option<Arc<dyn Kernel>> {
         let d = output.checked_sub(3 * self.cfg.sparse.len())?;
         let spec = self.cfg.dense.get(d)?;

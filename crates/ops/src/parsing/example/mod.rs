@@ -11,7 +11,8 @@ use bytes::Bytes;
 use weir_graph::{DType, Error, Result, SparseTensor, Tensor, TensorType};
 
 use super::features::DenseSpec;
-use super::wire::{escape_bytes, example_entries, feature_kind, Entry, Fixed, Kind};
+use super::wire::{escape_bytes, example_entries, feature_kind, int64_list, Entry, Fixed, Kind};
+use crate::math::cast::cast_tensor;
 
 mod config;
 mod value;
@@ -53,6 +54,27 @@ pub(crate) fn first_or_zero<T: TensorType>(t: &Tensor) -> Result<T> {
 /// A single example's feature `key` failed: `Key: a.  <what>`.
 fn single_error(key: &[u8], what: &str) -> Error {
     Error::invalid_argument(format!("Key: {}.  {what}", lossy(key)))
+}
+
+/// [`parse_single_dense`] of a fixed-length int64 feature, decoded straight to float32 (for a
+/// fused Cast), with the same errors.
+fn parse_single_fixed_as_f32(
+    spec: &DenseSpec,
+    base: &Bytes,
+    key: &[u8],
+    value: (usize, usize),
+) -> Result<Tensor> {
+    let parse_error =
+        |what: &str| single_error(key, &format!("Can't parse serialized Example: {what}"));
+    let mut out = vec![0.0f32; spec.shape.iter().product()];
+    let mut f = Fixed::new(&mut out);
+    if !int64_list::<f32>(base, value.0, value.1, &mut f) {
+        return Err(parse_error("Parsing int64_list failed."));
+    }
+    if !f.is_full() {
+        return Err(parse_error("Some int64_list slice was not parsed."));
+    }
+    Tensor::from_vec(&spec.shape, out)
 }
 
 fn parse_single_dense<T: Value>(
@@ -130,13 +152,16 @@ fn empty_sparse_single(dtype: DType) -> Result<SparseTensor> {
 
 /// Parses one serialized Example: `FastParseSingleExample`, the work of `parse_single_example`.
 pub fn parse_single_example(cfg: &ExampleConfig, serialized: &Bytes) -> Result<ParsedTensors> {
-    parse_single_with(cfg, &cfg.defaults(), serialized)
+    parse_single_with(cfg, &cfg.defaults(), &[], serialized)
 }
 
-/// [`parse_single_example`] with `defaults[d]` in place of dense feature `d`'s default.
+/// [`parse_single_example`] with `defaults[d]` in place of dense feature `d`'s default; a
+/// fixed-length int64 feature `d` with `as_f32[d]` set comes out as float32, converted as `Cast`
+/// converts it (`as_f32` may be empty).
 pub(crate) fn parse_single_with(
     cfg: &ExampleConfig,
     defaults: &[Tensor],
+    as_f32: &[bool],
     serialized: &Bytes,
 ) -> Result<ParsedTensors> {
     let mut entries: Vec<Entry> = Vec::new();
@@ -171,7 +196,11 @@ pub(crate) fn parse_single_with(
                         ),
                     ));
                 }
-                let t = with_value_type!(spec.dtype, T => parse_single_dense::<T>(spec, serialized, key, e.value)?);
+                let t = if as_f32.get(d) == Some(&true) && !spec.variable_length {
+                    parse_single_fixed_as_f32(spec, serialized, key, e.value)?
+                } else {
+                    with_value_type!(spec.dtype, T => parse_single_dense::<T>(spec, serialized, key, e.value)?)
+                };
                 dense[d] = Some(t);
             }
             Slot::Sparse(s) => {
@@ -196,7 +225,8 @@ pub(crate) fn parse_single_with(
     let dense = dense
         .into_iter()
         .zip(cfg.dense.iter().zip(defaults))
-        .map(|(t, (spec, default))| match t {
+        .enumerate()
+        .map(|(d, (t, (spec, default)))| match t {
             Some(t) => Ok(t),
             None if spec.variable_length => {
                 let mut shape = vec![0];
@@ -207,6 +237,9 @@ pub(crate) fn parse_single_with(
                 "Feature: {} (data type: {}) is required but could not be found.",
                 spec.name, spec.dtype
             ))),
+            None if as_f32.get(d) == Some(&true) => {
+                cast_tensor(default, DType::F32)?.reshape(&spec.shape)
+            }
             None => default.reshape(&spec.shape),
         })
         .collect::<Result<Vec<_>>>()?;
