@@ -13,6 +13,7 @@
 //! (simulated for a 10,384-element queue taking batches of 128) only about a fifth of the rows
 //! are ever copied into a slot.
 
+use smallvec::SmallVec;
 use weir_graph::{Error, Result, Tensor};
 
 use super::philox::Philox;
@@ -159,7 +160,8 @@ impl SlotShuffle {
     /// out after the queue's lock is released.
     pub(crate) fn take_into(&mut self, k: usize, rng: &mut Philox, held: &mut Pieces) {
         self.takes += 1;
-        let mut rows = Vec::with_capacity(k);
+        // A dequeue waiting on per-example enqueues takes one row per flush: no allocation.
+        let mut rows: SmallVec<[RowRef; 16]> = SmallVec::with_capacity(k);
         let mut views = Vec::new();
         for _ in 0..k {
             match self.pick(rng) {

@@ -64,15 +64,28 @@ fn parse_single_fixed_as_f32(
     key: &[u8],
     value: (usize, usize),
 ) -> Result<Tensor> {
+    single_fixed(spec, key, i64::LIST, |f: &mut Fixed<'_, f32>| {
+        int64_list(base, value.0, value.1, f)
+    })
+}
+
+/// One example's values of a fixed-length feature through `parse`, with TensorFlow's errors for
+/// a list (`list` names its kind) that does not parse or has the wrong length.
+fn single_fixed<O: TensorType>(
+    spec: &DenseSpec,
+    key: &[u8],
+    list: &str,
+    parse: impl FnOnce(&mut Fixed<'_, O>) -> bool,
+) -> Result<Tensor> {
     let parse_error =
-        |what: &str| single_error(key, &format!("Can't parse serialized Example: {what}"));
-    let mut out = vec![0.0f32; spec.shape.iter().product()];
+        |what: String| single_error(key, &format!("Can't parse serialized Example: {what}"));
+    let mut out = vec![O::zero(); spec.shape.iter().product()];
     let mut f = Fixed::new(&mut out);
-    if !int64_list::<f32>(base, value.0, value.1, &mut f) {
-        return Err(parse_error("Parsing int64_list failed."));
+    if !parse(&mut f) {
+        return Err(parse_error(format!("Parsing {list} failed.")));
     }
     if !f.is_full() {
-        return Err(parse_error("Some int64_list slice was not parsed."));
+        return Err(parse_error(format!("Some {list} slice was not parsed.")));
     }
     Tensor::from_vec(&spec.shape, out)
 }
@@ -83,23 +96,13 @@ fn parse_single_dense<T: Value>(
     key: &[u8],
     value: (usize, usize),
 ) -> Result<Tensor> {
+    if !spec.variable_length {
+        return single_fixed(spec, key, T::LIST, |f: &mut Fixed<'_, T>| {
+            T::parse_list(base, value.0, value.1, f)
+        });
+    }
     let parse_error =
         |what: String| single_error(key, &format!("Can't parse serialized Example: {what}"));
-    if !spec.variable_length {
-        let n: usize = spec.shape.iter().product();
-        let mut out = vec![T::zero(); n];
-        let mut f = Fixed::new(&mut out);
-        if !T::parse_list(base, value.0, value.1, &mut f) {
-            return Err(parse_error(format!("Parsing {} failed.", T::LIST)));
-        }
-        if !f.is_full() {
-            return Err(parse_error(format!(
-                "Some {} slice was not parsed.",
-                T::LIST
-            )));
-        }
-        return Tensor::from_vec(&spec.shape, out);
-    }
     let mut v: Vec<T> = Vec::new();
     if !T::parse_list(base, value.0, value.1, &mut v) {
         return Err(parse_error(if T::KIND == Kind::Bytes {
