@@ -93,6 +93,11 @@ pub struct SessionQueue {
 /// Spinning before sleeping is what TensorFlow's own Eigen thread pool does.
 const SPIN_BEFORE_PARK: Duration = Duration::from_micros(500);
 
+/// How long a blocked enqueue watches before it parks: a producer late to refill a full queue
+/// costs nothing while the queue is full, and its spin would take the core from the consumer
+/// and the intra-op helpers.
+const ENQUEUE_SPIN_BEFORE_PARK: Duration = Duration::from_micros(0);
+
 /// Kind-specific creation attributes, compared when a shared_name is reused.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct QueueExtra {
@@ -485,7 +490,12 @@ impl SessionQueue {
                 None => {
                     let seen = self.finishes.load(Ordering::Acquire);
                     MutexGuard::unlocked(&mut st, || {
-                        let until = Instant::now() + SPIN_BEFORE_PARK;
+                        let spin = if enqueue {
+                            ENQUEUE_SPIN_BEFORE_PARK
+                        } else {
+                            SPIN_BEFORE_PARK
+                        };
+                        let until = Instant::now() + spin;
                         if !self.spin_for_finish(seen, cancel, until) {
                             std::thread::park();
                         }
