@@ -26,6 +26,7 @@ pub mod control_flow;
 pub mod data_flow;
 pub mod image;
 pub mod init_ops;
+pub mod intra_op;
 pub mod io;
 pub mod math;
 pub mod nn;

@@ -21,6 +21,11 @@ pub struct SessionOptions {
     /// Threads of the inter-op pool that runs independent expensive steps in parallel
     /// (`inter_op_parallelism_threads`); 0 or 1 runs every step on the calling thread.
     pub inter_op_threads: usize,
+    /// Threads that share the work of one large kernel, the caller's included
+    /// (`intra_op_parallelism_threads`); 0 lets weir pick (one per core), 1 keeps each kernel on
+    /// its caller. The pool is process-wide, as TensorFlow's is by default, so the first session
+    /// that sets it wins.
+    pub intra_op_threads: usize,
     /// A default timeout for every run (`RunOptions.timeout_in_ms`); `None` waits as long as
     /// needed (runs stay cancellable by `close`).
     pub run_timeout: Option<Duration>,
@@ -30,6 +35,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             inter_op_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            intra_op_threads: 0,
             run_timeout: None,
         }
     }
@@ -39,6 +45,12 @@ impl SessionOptions {
     /// Sets `inter_op_threads`.
     pub fn inter_op_threads(mut self, n: usize) -> Self {
         self.inter_op_threads = n;
+        self
+    }
+
+    /// Sets `intra_op_threads`.
+    pub fn intra_op_threads(mut self, n: usize) -> Self {
+        self.intra_op_threads = n;
         self
     }
 
@@ -104,6 +116,7 @@ impl Session {
     /// A session with `options`.
     pub fn with_options(graph: &Graph, options: SessionOptions) -> Result<Session> {
         weir_ops::register_all_ops();
+        weir_ops::intra_op::request_threads(options.intra_op_threads);
         Ok(Session {
             handle: SessionHandle {
                 inner: Arc::new(Inner {

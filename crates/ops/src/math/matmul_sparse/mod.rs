@@ -130,8 +130,56 @@ impl pulp::WithSimd for Sparse<'_> {
             depth_stride,
         };
         let mut out = vec![0.0f32; masks.rows * n];
-        tiled_product(simd, &op_a, b, n, &mut out);
+        if masks.rows == 0 {
+            return Some(out);
+        }
+        // Split between cores only when the product's multiply-adds outweigh the hand-off
+        // (a few microseconds).
+        let rows_per_chunk = if masks.count().saturating_mul(n) >= SPLIT_WORK {
+            masks.rows.div_ceil(CHUNKS).max(8)
+        } else {
+            masks.rows
+        };
+        crate::intra_op::for_each_row_chunk(&mut out, n, rows_per_chunk, |first, rows| {
+            simd.vectorize(RowRange {
+                simd,
+                op_a: &op_a,
+                first,
+                b,
+                n,
+                out: rows,
+            })
+        });
         Some(out)
+    }
+}
+
+/// The multiply-adds (nonzeros of `a` times columns of `b`) from which a product is split
+/// between the intra-op pool's threads: about 30 us of work on one core.
+const SPLIT_WORK: usize = 1 << 18;
+
+/// The chunks of output rows a split product is cut into, so a helper that starts late still
+/// takes its share.
+const CHUNKS: usize = 8;
+
+/// The output rows `first..first + out.len() / n` of a product, for one thread of a split:
+/// re-entering the instruction set's context, since a helper thread runs it outside the
+/// dispatching function.
+struct RowRange<'a, 'b, S> {
+    simd: S,
+    op_a: &'a OpA<'b>,
+    first: usize,
+    b: &'a [f32],
+    n: usize,
+    out: &'a mut [f32],
+}
+
+impl<S: pulp::Simd> pulp::NullaryFnOnce for RowRange<'_, '_, S> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        tiled_product(self.simd, self.op_a, self.first, self.b, self.n, self.out);
     }
 }
 
@@ -183,9 +231,9 @@ impl OpA<'_> {
     }
 }
 
-/// `out = op(a) . b` for `[k, n]` rows of `b`: for each block of up to eight vectors of
-/// columns, for each tile of 64 rows of `b` (one mask word), each output row accumulates in
-/// registers the rows of the tile its nonzeros select.
+/// Rows `first..` of `out = op(a) . b` (as many as `out` holds) for `[k, n]` rows of `b`: for
+/// each block of up to eight vectors of columns, for each tile of 64 rows of `b` (one mask
+/// word), each output row accumulates in registers the rows of the tile its nonzeros select.
 ///
 /// Why tiles: a tile's block of columns (64 rows x 8 vectors, 16 KiB with AVX2) stays in the
 /// first-level cache while every output row takes its nonzeros from it. Untiled, each nonzero
@@ -193,7 +241,14 @@ impl OpA<'_> {
 /// and the loads, not the multiply-adds, set the pace: 1,260 us untiled against 706 us tiled
 /// for a 128x784x128 product with every element nonzero.
 #[inline(always)]
-fn tiled_product<S: pulp::Simd>(simd: S, op_a: &OpA<'_>, b: &[f32], n: usize, out: &mut [f32]) {
+fn tiled_product<S: pulp::Simd>(
+    simd: S,
+    op_a: &OpA<'_>,
+    first: usize,
+    b: &[f32],
+    n: usize,
+    out: &mut [f32],
+) {
     let lanes = S::F32_LANES;
     let vectors = n / lanes;
     let mut j = 0;
@@ -201,20 +256,21 @@ fn tiled_product<S: pulp::Simd>(simd: S, op_a: &OpA<'_>, b: &[f32], n: usize, ou
         let g = (vectors - j / lanes).min(8);
         for w in 0..op_a.masks.words {
             match g {
-                8 => block::<S, 8>(simd, op_a, w, b, n, j, out),
-                7 => block::<S, 7>(simd, op_a, w, b, n, j, out),
-                6 => block::<S, 6>(simd, op_a, w, b, n, j, out),
-                5 => block::<S, 5>(simd, op_a, w, b, n, j, out),
-                4 => block::<S, 4>(simd, op_a, w, b, n, j, out),
-                3 => block::<S, 3>(simd, op_a, w, b, n, j, out),
-                2 => block::<S, 2>(simd, op_a, w, b, n, j, out),
-                _ => block::<S, 1>(simd, op_a, w, b, n, j, out),
+                8 => block::<S, 8>(simd, op_a, w, first, b, n, j, out),
+                7 => block::<S, 7>(simd, op_a, w, first, b, n, j, out),
+                6 => block::<S, 6>(simd, op_a, w, first, b, n, j, out),
+                5 => block::<S, 5>(simd, op_a, w, first, b, n, j, out),
+                4 => block::<S, 4>(simd, op_a, w, first, b, n, j, out),
+                3 => block::<S, 3>(simd, op_a, w, first, b, n, j, out),
+                2 => block::<S, 2>(simd, op_a, w, first, b, n, j, out),
+                _ => block::<S, 1>(simd, op_a, w, first, b, n, j, out),
             }
         }
         j += g * lanes;
     }
     // Columns past the last whole vector, one at a time, in the same order.
     for (i, row) in out.chunks_exact_mut(n).enumerate() {
+        let i = first + i;
         for (jj, o) in row.iter_mut().enumerate().skip(j) {
             *o = (0..op_a.masks.words)
                 .flat_map(|w| op_a.nonzeros(i, w))
@@ -227,10 +283,12 @@ fn tiled_product<S: pulp::Simd>(simd: S, op_a: &OpA<'_>, b: &[f32], n: usize, ou
 /// op(a)[i][t] * b[t][j..]`, continuing the sums already in `out` (zero before the first
 /// tile), so each output is one chain in increasing `t`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn block<S: pulp::Simd, const G: usize>(
     simd: S,
     op_a: &OpA<'_>,
     w: usize,
+    first: usize,
     b: &[f32],
     n: usize,
     j: usize,
@@ -238,6 +296,7 @@ fn block<S: pulp::Simd, const G: usize>(
 ) {
     let width = G * S::F32_LANES;
     for (i, row) in out.chunks_exact_mut(n).enumerate() {
+        let i = first + i;
         if op_a.word(i, w) == 0 {
             continue;
         }

@@ -1,0 +1,233 @@
+//! The intra-op pool: helper threads that take part of one kernel's work, as TensorFlow's
+//! `intra_op_parallelism_threads` pool does for its products.
+//!
+//! Why the helpers spin: on a virtual machine, waking an idle vCPU costs tens of microseconds,
+//! more than half of the 100-300 us products this pool exists for (an earlier trial that woke a
+//! sleeping rayon worker per product made training slower). So after taking part in a kernel, a
+//! helper stays awake for [`KEEP_AWAKE`], running the next split as soon as it is posted, and
+//! yields its core to any other runnable thread while it waits. The first split after a quiet
+//! spell runs on the caller alone and starts the helper spinning for the next.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+/// How long a helper keeps spinning after the last split it was offered: long enough to span
+/// the other ops of a training step between its products, short enough that an idle session
+/// gives its core back at once.
+const KEEP_AWAKE: Duration = Duration::from_millis(2);
+
+/// The thread count asked for by the first session that set `intra_op_threads`.
+static REQUESTED: OnceLock<usize> = OnceLock::new();
+
+/// Asks for an intra-op pool of `threads` threads in all (the caller's included), as
+/// `ConfigProto(intra_op_parallelism_threads=threads)` does; 0 keeps the default (one per core,
+/// or `WEIR_INTRA_OP_THREADS`) and 1 runs every kernel on its caller. The pool is shared by the
+/// whole process, as TensorFlow's global pools are, so the first request wins: returns whether
+/// this one was taken.
+pub fn request_threads(threads: usize) -> bool {
+    threads > 0 && REQUESTED.set(threads).is_ok()
+}
+
+/// The process-wide pool, or `None` on a single core or when one thread was asked for.
+fn pool() -> Option<&'static IntraOpPool> {
+    static POOL: OnceLock<Option<IntraOpPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let from_env = || {
+            std::env::var("WEIR_INTRA_OP_THREADS")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|&n| n > 0)
+        };
+        let threads = REQUESTED
+            .get()
+            .copied()
+            .or_else(from_env)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let helpers = threads.checked_sub(1).filter(|&h| h > 0)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(helpers)
+            .thread_name(|i| format!("weir-intra-op-{i}"))
+            .build()
+            .ok()?;
+        Some(IntraOpPool {
+            pool,
+            epoch: Instant::now(),
+            awake_until: AtomicU64::new(0),
+            spinning: AtomicBool::new(false),
+        })
+    })
+    .as_ref()
+}
+
+/// The helpers and the spinner's state.
+struct IntraOpPool {
+    pool: rayon::ThreadPool,
+    /// The origin of `awake_until`.
+    epoch: Instant,
+    /// Nanoseconds after `epoch` until which the spinner keeps going.
+    awake_until: AtomicU64,
+    /// Whether a spinner job is running (or posted) on the pool.
+    spinning: AtomicBool,
+}
+
+impl IntraOpPool {
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Pushes the spinner's deadline out by [`KEEP_AWAKE`] and reports whether it is running;
+    /// when it is not, posts it for the next split.
+    fn keep_awake(&'static self) -> bool {
+        let until = self.now().saturating_add(KEEP_AWAKE.as_nanos() as u64);
+        self.awake_until.fetch_max(until, Ordering::Relaxed);
+        if self.spinning.load(Ordering::Acquire) {
+            return true;
+        }
+        if !self.spinning.swap(true, Ordering::AcqRel) {
+            self.pool.spawn(move || self.spin());
+        }
+        false
+    }
+
+    /// The spinner: runs posted work until the deadline passes with nothing to do.
+    fn spin(&self) {
+        let mut idle = 0u32;
+        loop {
+            if let Some(rayon::Yield::Executed) = self.pool.yield_now() {
+                idle = 0;
+                continue;
+            }
+            idle = idle.wrapping_add(1);
+            if idle % 64 == 0 {
+                if self.now() > self.awake_until.load(Ordering::Relaxed) {
+                    self.spinning.store(false, Ordering::Release);
+                    return;
+                }
+                // Let a runnable thread that shares this core (a queue runner) have it.
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// Runs `work(first_row, rows)` over `out` split into chunks of `rows_per_chunk` rows of
+/// `row_len` elements, on the calling thread and the pool's helpers together. Each chunk is
+/// handed out once, so the result is the same however the chunks are shared; a split offered
+/// while the helpers are asleep runs on the caller alone (and wakes them for the next).
+pub(crate) fn for_each_row_chunk<T: Send>(
+    out: &mut [T],
+    row_len: usize,
+    rows_per_chunk: usize,
+    work: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let chunk_len = row_len.saturating_mul(rows_per_chunk.max(1));
+    let chunks = if chunk_len == 0 {
+        0
+    } else {
+        out.len().div_ceil(chunk_len)
+    };
+    let pool = match pool() {
+        Some(p) if chunks > 1 && p.keep_awake() => p,
+        _ => return work(0, out),
+    };
+    let queue = Mutex::new(out.chunks_mut(chunk_len).enumerate());
+    let pending = AtomicUsize::new(chunks);
+    let take = || loop {
+        let next = queue.lock().next();
+        let Some((c, rows)) = next else { break };
+        // Counted done even if `work` panics, so the caller's wait below ends and the scope
+        // re-raises the panic.
+        let _done = Done(&pending);
+        work(c * rows_per_chunk.max(1), rows);
+    };
+    pool.pool.in_place_scope(|s| {
+        s.spawn(|_| take());
+        take();
+        // The helper finishes its last chunk while the caller waits here, spinning: sleeping on
+        // the scope's latch would cost the wake-up this pool exists to avoid.
+        while pending.load(Ordering::Acquire) != 0 {
+            std::hint::spin_loop();
+        }
+    });
+}
+
+/// Counts one chunk done when dropped.
+struct Done<'a>(&'a AtomicUsize);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_chunk_is_done_once_with_its_first_row() {
+        for (rows, per_chunk) in [(0usize, 4usize), (1, 4), (7, 2), (64, 8), (100, 7)] {
+            // Repeated so later rounds find the helpers spinning and share the chunks.
+            for _ in 0..20 {
+                let mut out = vec![0usize; rows * 3];
+                for_each_row_chunk(&mut out, 3, per_chunk, |first, chunk| {
+                    for (r, row) in chunk.chunks_mut(3).enumerate() {
+                        for v in row {
+                            *v += first + r + 1;
+                        }
+                    }
+                });
+                let want: Vec<usize> = (0..rows).flat_map(|r| [r + 1; 3]).collect();
+                assert_eq!(out, want, "rows {rows}, {per_chunk} per chunk");
+            }
+        }
+    }
+
+    #[test]
+    fn a_helper_takes_chunks_once_it_is_spinning() {
+        if pool().is_none() {
+            return;
+        }
+        let caller = std::thread::current().id();
+        let start = Instant::now();
+        // The first split wakes the helper; later ones, made while it spins, are shared. Each
+        // chunk waits a little, so the caller cannot take them all before the helper looks.
+        loop {
+            let others = AtomicUsize::new(0);
+            let mut out = vec![0u8; 64];
+            for_each_row_chunk(&mut out, 1, 8, |_, chunk| {
+                if std::thread::current().id() != caller {
+                    others.fetch_add(1, Ordering::Relaxed);
+                }
+                chunk.fill(1);
+                std::thread::sleep(Duration::from_micros(200));
+            });
+            assert!(out.iter().all(|&v| v == 1));
+            if others.load(Ordering::Relaxed) > 0 {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no helper took a chunk in 10 s"
+            );
+        }
+    }
+
+    #[test]
+    fn a_panicking_chunk_reaches_the_caller() {
+        let got = std::panic::catch_unwind(|| {
+            let mut out = vec![0u8; 64];
+            for _ in 0..10 {
+                for_each_row_chunk(&mut out, 1, 8, |first, _| {
+                    assert!(first != 32, "chunk at row 32");
+                });
+            }
+        });
+        assert!(got.is_err());
+    }
+}
