@@ -56,21 +56,24 @@ fn pool() -> Option<&'static IntraOpPool> {
             pool,
             epoch: Instant::now(),
             awake_until: AtomicU64::new(0),
-            spinning: AtomicBool::new(false),
+            spinning: (0..helpers).map(|_| AtomicBool::new(false)).collect(),
+            spinners: AtomicUsize::new(0),
         })
     })
     .as_ref()
 }
 
-/// The helpers and the spinner's state.
+/// The helpers and their spinners' state.
 struct IntraOpPool {
     pool: rayon::ThreadPool,
     /// The origin of `awake_until`.
     epoch: Instant,
-    /// Nanoseconds after `epoch` until which the spinner keeps going.
+    /// Nanoseconds after `epoch` until which the spinners keep going.
     awake_until: AtomicU64,
-    /// Whether a spinner job is running (or posted) on the pool.
-    spinning: AtomicBool,
+    /// Per helper thread: whether it runs a spinner.
+    spinning: Vec<AtomicBool>,
+    /// How many helpers run a spinner.
+    spinners: AtomicUsize,
 }
 
 impl IntraOpPool {
@@ -78,22 +81,29 @@ impl IntraOpPool {
         u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
 
-    /// Pushes the spinner's deadline out by [`KEEP_AWAKE`] and reports whether it is running;
-    /// when it is not, posts it for the next split.
-    fn keep_awake(&'static self) -> bool {
+    /// Pushes the spinners' deadline out by [`KEEP_AWAKE`] and returns how many helpers are
+    /// spinning, ready for work now; when some are not, starts their spinners for the next
+    /// split.
+    fn keep_awake(&'static self) -> usize {
         let until = self.now().saturating_add(KEEP_AWAKE.as_nanos() as u64);
         self.awake_until.fetch_max(until, Ordering::Relaxed);
-        if self.spinning.load(Ordering::Acquire) {
-            return true;
+        let ready = self.spinners.load(Ordering::Acquire);
+        if ready < self.spinning.len() {
+            // A helper already spinning finds its own flag set and returns at once.
+            self.pool.spawn_broadcast(move |ctx| self.spin(ctx.index()));
         }
-        if !self.spinning.swap(true, Ordering::AcqRel) {
-            self.pool.spawn(move || self.spin());
-        }
-        false
+        ready
     }
 
-    /// The spinner: runs posted work until the deadline passes with nothing to do.
-    fn spin(&self) {
+    /// Helper `index`'s spinner: runs posted work until the deadline passes with nothing to do.
+    fn spin(&self, index: usize) {
+        let Some(flag) = self.spinning.get(index) else {
+            return;
+        };
+        if flag.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.spinners.fetch_add(1, Ordering::AcqRel);
         let mut idle = 0u32;
         loop {
             if let Some(rayon::Yield::Executed) = self.pool.yield_now() {
@@ -103,8 +113,7 @@ impl IntraOpPool {
             idle = idle.wrapping_add(1);
             if idle % 64 == 0 {
                 if self.now() > self.awake_until.load(Ordering::Relaxed) {
-                    self.spinning.store(false, Ordering::Release);
-                    return;
+                    break;
                 }
                 // Let a runnable thread that shares this core (a queue runner) have it.
                 std::thread::yield_now();
@@ -112,48 +121,89 @@ impl IntraOpPool {
                 std::hint::spin_loop();
             }
         }
+        self.spinners.fetch_sub(1, Ordering::AcqRel);
+        flag.store(false, Ordering::Release);
     }
+}
+
+/// The pool and how many of its helpers are spinning, ready to take part of a kernel now;
+/// `None` when none is (they are woken for the next split).
+fn ready() -> Option<(&'static IntraOpPool, usize)> {
+    let pool = pool()?;
+    let helpers = pool.keep_awake();
+    (helpers > 0).then_some((pool, helpers))
 }
 
 /// Runs `work(first_row, rows)` over `out` split into chunks of `rows_per_chunk` rows of
 /// `row_len` elements, on the calling thread and the pool's helpers together. Each chunk is
 /// handed out once, so the result is the same however the chunks are shared; a split offered
-/// while the helpers are asleep runs on the caller alone (and wakes them for the next).
+/// while the helpers are asleep runs on the caller alone, in one call (and wakes them for the
+/// next).
 pub(crate) fn for_each_row_chunk<T: Send>(
     out: &mut [T],
     row_len: usize,
     rows_per_chunk: usize,
     work: impl Fn(usize, &mut [T]) + Sync,
 ) {
-    let chunk_len = row_len.saturating_mul(rows_per_chunk.max(1));
-    let chunks = if chunk_len == 0 {
-        0
-    } else {
-        out.len().div_ceil(chunk_len)
+    let rows_per_chunk = rows_per_chunk.max(1);
+    let chunk_len = row_len.saturating_mul(rows_per_chunk);
+    if chunk_len == 0 || out.len() <= chunk_len {
+        return work(0, out);
+    }
+    let Some((pool, helpers)) = ready() else {
+        return work(0, out);
     };
-    let pool = match pool() {
-        Some(p) if chunks > 1 && p.keep_awake() => p,
-        _ => return work(0, out),
-    };
-    let queue = Mutex::new(out.chunks_mut(chunk_len).enumerate());
-    let pending = AtomicUsize::new(chunks);
-    let take = || loop {
-        let next = queue.lock().next();
-        let Some((c, rows)) = next else { break };
-        // Counted done even if `work` panics, so the caller's wait below ends and the scope
-        // re-raises the panic.
-        let _done = Done(&pending);
-        work(c * rows_per_chunk.max(1), rows);
-    };
-    pool.pool.in_place_scope(|s| {
-        s.spawn(|_| take());
-        take();
-        // The helper finishes its last chunk while the caller waits here, spinning: sleeping on
-        // the scope's latch would cost the wake-up this pool exists to avoid.
-        while pending.load(Ordering::Acquire) != 0 {
-            std::hint::spin_loop();
-        }
-    });
+    let chunks = out
+        .chunks_mut(chunk_len)
+        .enumerate()
+        .map(|(c, rows)| (c * rows_per_chunk, rows));
+    pool.share(chunks, helpers, |(first, rows)| work(first, rows));
+}
+
+/// Runs `work` on every task, on the calling thread and the pool's helpers together (on the
+/// caller alone while the helpers are asleep). Each task is handed out once.
+pub(crate) fn for_each_task<I>(tasks: I, work: impl Fn(I::Item) + Sync)
+where
+    I: ExactSizeIterator + Send,
+    I::Item: Send,
+{
+    match ready() {
+        Some((pool, helpers)) if tasks.len() > 1 => pool.share(tasks, helpers, work),
+        _ => tasks.for_each(work),
+    }
+}
+
+impl IntraOpPool {
+    /// Hands `tasks` out to the caller and up to `helpers` helpers, one at a time, until none
+    /// is left.
+    fn share<I>(&self, tasks: I, helpers: usize, work: impl Fn(I::Item) + Sync)
+    where
+        I: ExactSizeIterator + Send,
+        I::Item: Send,
+    {
+        let pending = AtomicUsize::new(tasks.len());
+        let helpers = helpers.min(tasks.len().saturating_sub(1));
+        let queue = Mutex::new(tasks);
+        let take = || loop {
+            let next = queue.lock().next();
+            let Some(task) = next else { break };
+            // Counted done even if `work` panics, so the caller's wait below ends and the scope
+            // re-raises the panic.
+            let _done = Done(&pending);
+            work(task);
+        };
+        self.pool.in_place_scope(|s| {
+            for _ in 0..helpers {
+                s.spawn(|_| take());
+            }
+            take();
+            // The helpers finish their last tasks while the caller waits here, spinning:
+            // sleeping on the scope's latch would cost the wake-up this pool exists to avoid.
+            while pending.load(Ordering::Acquire) != 0 {
+                std::hint::spin_loop();
+            }
+        });
+    }
 }
 
 /// Counts one chunk done when dropped.
