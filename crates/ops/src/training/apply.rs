@@ -234,7 +234,7 @@ fn run<T: NnFloat>(
         )));
     }
     let g = grad.as_slice::<T>()?;
-    let mut slices = values
+    let slices = values
         .iter_mut()
         .map(|t| t.as_slice_mut::<T>())
         .collect::<Result<Vec<&mut [T]>>>()?;
