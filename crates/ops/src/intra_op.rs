@@ -126,23 +126,31 @@ impl IntraOpPool {
     }
 }
 
-/// The pool and how many of its helpers are spinning, ready to take part of a kernel now;
-/// `None` when none is (they are woken for the next split).
-fn ready() -> Option<(&'static IntraOpPool, usize)> {
+/// The pool and how many of its helpers to share work with now: those spinning, or (when
+/// `wake` and none is) all of them, to join as they wake. `None` when the caller should work
+/// alone; sleeping helpers are then woken for the next split.
+fn ready(wake: bool) -> Option<(&'static IntraOpPool, usize)> {
     let pool = pool()?;
-    let helpers = pool.keep_awake();
+    let spinning = pool.keep_awake();
+    let helpers = if spinning == 0 && wake {
+        pool.spinning.len()
+    } else {
+        spinning
+    };
     (helpers > 0).then_some((pool, helpers))
 }
 
 /// Runs `work(first_row, rows)` over `out` split into chunks of `rows_per_chunk` rows of
 /// `row_len` elements, on the calling thread and the pool's helpers together. Each chunk is
-/// handed out once, so the result is the same however the chunks are shared; a split offered
-/// while the helpers are asleep runs on the caller alone, in one call (and wakes them for the
-/// next).
+/// handed out once, so the result is the same however the chunks are shared. Sleeping helpers
+/// join as they wake when `wake` (worth it for a millisecond of work or more, where the
+/// wake-up is small); otherwise a split offered while they sleep runs on the caller alone, in
+/// one call, and wakes them for the next.
 pub(crate) fn for_each_row_chunk<T: Send>(
     out: &mut [T],
     row_len: usize,
     rows_per_chunk: usize,
+    wake: bool,
     work: impl Fn(usize, &mut [T]) + Sync,
 ) {
     let rows_per_chunk = rows_per_chunk.max(1);
@@ -150,7 +158,7 @@ pub(crate) fn for_each_row_chunk<T: Send>(
     if chunk_len == 0 || out.len() <= chunk_len {
         return work(0, out);
     }
-    let Some((pool, helpers)) = ready() else {
+    let Some((pool, helpers)) = ready(wake) else {
         return work(0, out);
     };
     let chunks = out
@@ -160,14 +168,14 @@ pub(crate) fn for_each_row_chunk<T: Send>(
     pool.share(chunks, helpers, |(first, rows)| work(first, rows));
 }
 
-/// Runs `work` on every task, on the calling thread and the pool's helpers together (on the
-/// caller alone while the helpers are asleep). Each task is handed out once.
-pub(crate) fn for_each_task<I>(tasks: I, work: impl Fn(I::Item) + Sync)
+/// Runs `work` on every task, on the calling thread and the pool's helpers together, with
+/// sleeping helpers treated as in [`for_each_row_chunk`]. Each task is handed out once.
+pub(crate) fn for_each_task<I>(tasks: I, wake: bool, work: impl Fn(I::Item) + Sync)
 where
     I: ExactSizeIterator + Send,
     I::Item: Send,
 {
-    match ready() {
+    match ready(wake) {
         Some((pool, helpers)) if tasks.len() > 1 => pool.share(tasks, helpers, work),
         _ => tasks.for_each(work),
     }
@@ -225,7 +233,7 @@ mod tests {
             // Repeated so later rounds find the helpers spinning and share the chunks.
             for _ in 0..20 {
                 let mut out = vec![0usize; rows * 3];
-                for_each_row_chunk(&mut out, 3, per_chunk, |first, chunk| {
+                for_each_row_chunk(&mut out, 3, per_chunk, false, |first, chunk| {
                     for (r, row) in chunk.chunks_mut(3).enumerate() {
                         for v in row {
                             *v += first + r + 1;
@@ -250,7 +258,7 @@ mod tests {
         loop {
             let others = AtomicUsize::new(0);
             let mut out = vec![0u8; 64];
-            for_each_row_chunk(&mut out, 1, 8, |_, chunk| {
+            for_each_row_chunk(&mut out, 1, 8, false, |_, chunk| {
                 if std::thread::current().id() != caller {
                     others.fetch_add(1, Ordering::Relaxed);
                 }
@@ -273,7 +281,7 @@ mod tests {
         let got = std::panic::catch_unwind(|| {
             let mut out = vec![0u8; 64];
             for _ in 0..10 {
-                for_each_row_chunk(&mut out, 1, 8, |first, _| {
+                for_each_row_chunk(&mut out, 1, 8, false, |first, _| {
                     assert!(first != 32, "chunk at row 32");
                 });
             }

@@ -259,7 +259,8 @@ fn update_shared<T: NnFloat>(rule: Rule, slices: Vec<&mut [T]>, s: &[T], g: &[T]
             vs.push(vp);
         }
     }
-    crate::intra_op::for_each_task(parts.into_iter(), |(mut vs, gp)| {
+    let wake = g.len() >= WAKE_ELEMENTS;
+    crate::intra_op::for_each_task(parts.into_iter(), wake, |(mut vs, gp)| {
         update(rule, &mut vs, s, gp, true)
     });
 }
@@ -267,6 +268,9 @@ fn update_shared<T: NnFloat>(rule: Rule, slices: Vec<&mut [T]>, s: &[T], g: &[T]
 /// The variable size (elements) from which an update is shared with the intra-op pool: about
 /// 30 us of Adam on one core.
 const SPLIT_ELEMENTS: usize = 1 << 15;
+
+/// The variable size from which a shared update wakes sleeping helpers: a millisecond or more.
+const WAKE_ELEMENTS: usize = 1 << 21;
 
 /// The parts a shared update is cut into.
 const PARTS: usize = 8;

@@ -140,7 +140,7 @@ impl pulp::WithSimd for Sparse<'_> {
         } else {
             masks.rows
         };
-        crate::intra_op::for_each_row_chunk(&mut out, n, rows_per_chunk, |first, rows| {
+        crate::intra_op::for_each_row_chunk(&mut out, n, rows_per_chunk, false, |first, rows| {
             simd.vectorize(RowRange {
                 simd,
                 op_a: &op_a,
