@@ -403,4 +403,33 @@ fn batched_matmul_broadcasts_batch_dims() {
         .unwrap();
     assert_eq!(out[0].shape(), &[1, 2, 1]);
     assert_eq!(out[0].to_vec::<f64>().unwrap(), vec![-2.0, -2.0]);
+    // Both of unknown rank and fed matrices: a matrix product, with the batched wording of a
+    // size mismatch.
+    let v = placeholder(&g, DType::F64, Shape::unknown()).unwrap();
+    let uv = matmul(&u, &v).unwrap();
+    assert_eq!(uv.op().op_type(), "BatchMatMulV2");
+    let sess = Session::new(&g).unwrap();
+    let out = sess
+        .run(
+            &RunArgs::new()
+                .feed(&u, m(&[2, 3], vec![1.0f64, 2., 3., 4., 5., 6.]))
+                .feed(&v, m(&[3, 1], vec![1.0f64, 0.0, -1.0]))
+                .fetch(&uv),
+        )
+        .unwrap();
+    assert_eq!(out[0].shape(), &[2, 1]);
+    assert_eq!(out[0].to_vec::<f64>().unwrap(), vec![-2.0, -2.0]);
+    let e = sess
+        .run(
+            &RunArgs::new()
+                .feed(&u, m(&[2, 3], vec![0.0f64; 6]))
+                .feed(&v, m(&[2, 3], vec![0.0f64; 6]))
+                .fetch(&uv),
+        )
+        .unwrap_err();
+    assert!(
+        e.message()
+            .contains("Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3]"),
+        "{e}"
+    );
 }

@@ -340,7 +340,12 @@ impl Kernel for MatMulKernel {
         let (a, b) = (ctx.input(0), ctx.input(1));
         let (ta, tb) = (self.transpose_a, self.transpose_b);
         let dt = a.dtype();
-        let out = if self.batched {
+        // A BatchMatMulV2 built on inputs of unknown rank that turn out to be matrices takes
+        // the 2-D kernels (sparse, narrow, shared); their errors are worded alike.
+        let plain_2d = a.rank() == 2
+            && b.rank() == 2
+            && matches!(dt, DType::F32 | DType::F64 | DType::I32 | DType::I64);
+        let out = if self.batched && !plain_2d {
             match dt {
                 DType::F32 => batch_product::<f32>(ta, tb, a, b)?,
                 DType::F64 => batch_product::<f64>(ta, tb, a, b)?,
