@@ -6,7 +6,8 @@
 //! sleeping rayon worker per product made training slower). So after taking part in a kernel, a
 //! helper stays awake for [`KEEP_AWAKE`], running the next split as soon as it is posted, and
 //! yields its core to any other runnable thread while it waits. The first split after a quiet
-//! spell runs on the caller alone and starts the helper spinning for the next.
+//! spell runs on the caller alone and starts the helpers spinning for the next, unless it is
+//! work of a millisecond or more, which the helpers join as they wake.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
