@@ -58,7 +58,6 @@ fn pool() -> Option<&'static IntraOpPool> {
             epoch: Instant::now(),
             awake_until: AtomicU64::new(0),
             spinning: (0..helpers).map(|_| AtomicBool::new(false)).collect(),
-            spinners: AtomicUsize::new(0),
         })
     })
     .as_ref()
@@ -73,8 +72,6 @@ struct IntraOpPool {
     awake_until: AtomicU64,
     /// Per helper thread: whether it runs a spinner.
     spinning: Vec<AtomicBool>,
-    /// How many helpers run a spinner.
-    spinners: AtomicUsize,
 }
 
 impl IntraOpPool {
@@ -88,7 +85,11 @@ impl IntraOpPool {
     fn keep_awake(&'static self) -> usize {
         let until = self.now().saturating_add(KEEP_AWAKE.as_nanos() as u64);
         self.awake_until.fetch_max(until, Ordering::Relaxed);
-        let ready = self.spinners.load(Ordering::Acquire);
+        let ready = self
+            .spinning
+            .iter()
+            .filter(|f| f.load(Ordering::Acquire))
+            .count();
         if ready < self.spinning.len() {
             // A helper already spinning finds its own flag set and returns at once.
             self.pool.spawn_broadcast(move |ctx| self.spin(ctx.index()));
@@ -104,7 +105,6 @@ impl IntraOpPool {
         if flag.swap(true, Ordering::AcqRel) {
             return;
         }
-        self.spinners.fetch_add(1, Ordering::AcqRel);
         let mut idle = 0u32;
         loop {
             if let Some(rayon::Yield::Executed) = self.pool.yield_now() {
@@ -122,7 +122,6 @@ impl IntraOpPool {
                 std::hint::spin_loop();
             }
         }
-        self.spinners.fetch_sub(1, Ordering::AcqRel);
         flag.store(false, Ordering::Release);
     }
 }
@@ -176,9 +175,12 @@ where
     I: ExactSizeIterator + Send,
     I::Item: Send,
 {
+    if tasks.len() <= 1 {
+        return tasks.for_each(work);
+    }
     match ready(wake) {
-        Some((pool, helpers)) if tasks.len() > 1 => pool.share(tasks, helpers, work),
-        _ => tasks.for_each(work),
+        Some((pool, helpers)) => pool.share(tasks, helpers, work),
+        None => tasks.for_each(work),
     }
 }
 

@@ -248,14 +248,17 @@ fn shared_product<T: Gemm + Sync>(
     let mut out = ndarray::Array2::<T>::from_elem((m, n), <T as TensorType>::zero());
     let rows_per_part = m.div_ceil(8).max(SPLIT_ROWS);
     let wake = m.saturating_mul(a.ncols()).saturating_mul(n) >= WAKE_WORK;
-    if let Some(flat) = out.as_slice_mut() {
-        crate::intra_op::for_each_row_chunk(flat, n, rows_per_part, wake, |first, rows| {
-            let r = rows.len() / n.max(1);
-            if let Ok(mut part) = ArrayViewMut2::from_shape((r, n), rows) {
-                T::gemm(a.slice(ndarray::s![first..first + r, ..]), b, &mut part);
-            }
-        });
-    }
+    let parts = out
+        .axis_chunks_iter_mut(ndarray::Axis(0), rows_per_part)
+        .enumerate();
+    crate::intra_op::for_each_task(parts, wake, |(p, mut part)| {
+        let first = p * rows_per_part;
+        T::gemm(
+            a.slice(ndarray::s![first..first + part.nrows(), ..]),
+            b,
+            &mut part,
+        );
+    });
     out
 }
 

@@ -244,9 +244,8 @@ fn run<T: NnFloat>(
 
 /// [`update`] with wide vectors, shared with the intra-op pool when the variable is large.
 /// Every element's update is independent, so the values are the same however it is shared.
-fn update_shared<T: NnFloat>(rule: Rule, slices: Vec<&mut [T]>, s: &[T], g: &[T]) {
+fn update_shared<T: NnFloat>(rule: Rule, mut slices: Vec<&mut [T]>, s: &[T], g: &[T]) {
     if g.len() < SPLIT_ELEMENTS {
-        let mut slices = slices;
         return update(rule, &mut slices, s, g, true);
     }
     let part = g.len().div_ceil(PARTS).next_multiple_of(64);

@@ -130,9 +130,6 @@ impl pulp::WithSimd for Sparse<'_> {
             depth_stride,
         };
         let mut out = vec![0.0f32; masks.rows * n];
-        if masks.rows == 0 {
-            return Some(out);
-        }
         // Split between cores only when the product's multiply-adds outweigh the hand-off
         // (a few microseconds).
         let rows_per_chunk = if masks.count().saturating_mul(n) >= SPLIT_WORK {
