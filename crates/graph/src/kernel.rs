@@ -61,11 +61,51 @@ pub trait Kernel: Send + Sync {
         None
     }
 
+    /// This kernel, whose output `output` a fused Cast already makes float32 (see
+    /// [`Kernel::with_output_cast`]), changed to also apply `scale` to each value exactly as the
+    /// float32 `Mul` or `RealDiv` by a scalar constant that reads it would; `None` when it
+    /// cannot. A run plan uses it for `tf.cast(pixels, tf.float32) * (1 / 255)`, so the batch
+    /// is scaled while each value is in a register instead of in one more pass over memory.
+    fn with_output_scaled(&self, _output: usize, _scale: OutputScale) -> Option<Arc<dyn Kernel>> {
+        None
+    }
+
     /// This kernel, changed to output all its outputs stacked along `axis` in output 0 and
     /// nothing else, exactly as a `Pack` of them would (`tf.stack(decode_csv(...))`); `None`
     /// when it cannot. A run plan uses it when such a Pack is all that reads the outputs.
     fn with_outputs_packed(&self, _axis: i64) -> Option<Arc<dyn Kernel>> {
         None
+    }
+}
+
+/// A float32 `Mul` or `RealDiv` by a scalar constant, as a producing kernel applies it to its
+/// output when a run plan fuses the op into it ([`Kernel::with_output_scaled`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OutputScale {
+    /// `x * c` (a `Mul` of the value and the constant, in either order).
+    Mul(f32),
+    /// `x / c` (a `RealDiv` of the value by the constant).
+    Div(f32),
+}
+
+impl OutputScale {
+    /// The value the fused op would compute from `x`.
+    #[inline(always)]
+    pub fn apply(self, x: f32) -> f32 {
+        match self {
+            OutputScale::Mul(c) => x * c,
+            OutputScale::Div(c) => x / c,
+        }
+    }
+
+    /// Applies the op to every value of `values`, in place (inlined, so a caller compiled for
+    /// wider vectors gets them here too).
+    #[inline(always)]
+    pub fn apply_all(self, values: &mut [f32]) {
+        match self {
+            OutputScale::Mul(c) => values.iter_mut().for_each(|v| *v *= c),
+            OutputScale::Div(c) => values.iter_mut().for_each(|v| *v /= c),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ pub use graph::{
     graph_keys, CollectionItem, ControlDependencies, Graph, NameScope, OpBuilder,
     DEFAULT_GRAPH_SEED,
 };
-pub use kernel::{Kernel, OpContext};
+pub use kernel::{Kernel, OpContext, OutputScale};
 pub use node::{Node, Operation, Output};
 pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, ShapeFn};
 pub use overload::{scalar_of, ScalarOperand};

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Dim, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
+    OpContext, OpDef, Output, OutputScale, Result, Shape, Tensor, TensorType,
 };
 
 use crate::util::vectorized;
@@ -186,10 +186,13 @@ fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> R
     })
 }
 
-/// [`decode_equal`] of uint8 bytes straight to float32, as a Cast of them would convert them.
-fn decode_u8_as_f32(input: &Tensor) -> Result<Tensor> {
-    decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| {
-        vectorized(|| out.extend(s.iter().map(|&b| f32::from(b))))
+/// [`decode_equal`] of uint8 bytes straight to float32, as a Cast of them would convert them,
+/// then `scale`d as the fused op would.
+fn decode_u8_as_f32(input: &Tensor, scale: Option<OutputScale>) -> Result<Tensor> {
+    decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| match scale {
+        None => vectorized(|| out.extend(s.iter().map(|&b| f32::from(b)))),
+        Some(OutputScale::Mul(c)) => vectorized(|| out.extend(s.iter().map(|&b| f32::from(b) * c))),
+        Some(OutputScale::Div(c)) => vectorized(|| out.extend(s.iter().map(|&b| f32::from(b) / c))),
     })
 }
 
@@ -316,6 +319,9 @@ struct DecodeRawKernel {
     /// Set by a run plan whose Cast of uint8 bytes to float32 is all that reads the output
     /// ([`Kernel::with_output_cast`]): the bytes are decoded straight to float32.
     as_f32: bool,
+    /// Set with `as_f32` when a float32 Mul or RealDiv by a constant reads that Cast
+    /// ([`Kernel::with_output_scaled`]).
+    scale: Option<OutputScale>,
 }
 
 impl Kernel for DecodeRawKernel {
@@ -333,7 +339,7 @@ impl Kernel for DecodeRawKernel {
             None
         };
         let out = if self.as_f32 {
-            decode_u8_as_f32(ctx.input(0))?
+            decode_u8_as_f32(ctx.input(0), self.scale)?
         } else {
             decode_raw_tensor(ctx.input(0), self.out_type, self.little_endian, fixed)?
         };
@@ -349,6 +355,15 @@ impl Kernel for DecodeRawKernel {
         k.as_f32 = true;
         Some(Arc::new(k))
     }
+
+    fn with_output_scaled(&self, output: usize, scale: OutputScale) -> Option<Arc<dyn Kernel>> {
+        if output != 0 || !self.as_f32 || self.scale.is_some() {
+            return None;
+        }
+        let mut k = self.clone();
+        k.scale = Some(scale);
+        Some(Arc::new(k))
+    }
 }
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
@@ -357,6 +372,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         little_endian: node.attr("little_endian")?,
         padded: node.op_type() == "DecodePaddedRaw",
         as_f32: false,
+        scale: None,
     }))
 }
 

@@ -5,10 +5,11 @@ use weir_graph::{format_dims, DType, Error, Result, Tensor};
 
 use super::example::{
     could_not_parse, first_or_zero, kind_name, kind_of, lossy, sequence_shape_string, unsupported,
-    ExampleConfig, ParsedTensors, Ragged, Slot, Value,
+    AsF32, ExampleConfig, ParsedTensors, Ragged, Slot, Value,
 };
 use super::features::DenseSpec;
 use super::wire::{example_entries, feature_kind, int64_list, Entry, Fixed, Kind};
+use crate::util::vectorized;
 
 /// The output of one dense feature across a batch while it is being filled.
 enum DenseBatch {
@@ -178,11 +179,12 @@ pub fn parse_example_batch(
 
 /// [`parse_example_batch`] with `defaults[d]` in place of dense feature `d`'s default; a
 /// fixed-length int64 feature `d` with `as_f32[d]` set comes out as float32, converted as `Cast`
-/// converts it (`as_f32` may be empty).
+/// converts it and then scaled as the fused op would, an example at a time while its values
+/// are in cache (`as_f32` may be empty).
 pub(crate) fn parse_batch_with(
     cfg: &ExampleConfig,
     defaults: &[Tensor],
-    as_f32: &[bool],
+    as_f32: &[AsF32],
     serialized: &[Bytes],
     names: &[Bytes],
 ) -> Result<ParsedTensors> {
@@ -203,7 +205,7 @@ pub(crate) fn parse_batch_with(
             } else {
                 DenseBatch::Fixed(FixedBuf::new(
                     spec.dtype,
-                    as_f32.get(d).copied().unwrap_or(false),
+                    AsF32::cast(as_f32, d),
                     b,
                     spec.shape.iter().product::<usize>(),
                 ))
@@ -341,6 +343,13 @@ pub(crate) fn parse_batch_with(
         for (s, r) in sparse.iter_mut().enumerate() {
             if sparse_last[s] != ex {
                 r.end_example();
+            }
+        }
+        for (d, &n) in elems.iter().enumerate() {
+            if let (Some(scale), DenseBatch::Fixed(FixedBuf::I64AsF32(v))) =
+                (AsF32::scale(as_f32, d), &mut dense[d])
+            {
+                vectorized(|| scale.apply_all(&mut v[ex * n..(ex + 1) * n]));
             }
         }
     }

@@ -10,10 +10,10 @@ use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     ArgType, AttrKind, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Output,
-    Result, Shape, Tensor,
+    OutputScale, Result, Shape, Tensor,
 };
 
-use super::example::{parse_single_with, ExampleConfig};
+use super::example::{parse_single_with, AsF32, ExampleConfig};
 use super::example_batch::parse_batch_with;
 use super::features::{
     check_sparse_feature, fixed_len_spec, sequence_spec, var_len_dtype, DenseSpec, Feature,
@@ -327,8 +327,8 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 struct ParseExampleKernel {
     cfg: ExampleConfig,
     /// Per dense feature: an int64 output that a run plan asked for as float32
-    /// ([`Kernel::with_output_cast`]).
-    as_f32: Vec<bool>,
+    /// ([`Kernel::with_output_cast`]), and scaled ([`Kernel::with_output_scaled`]).
+    as_f32: Vec<AsF32>,
 }
 
 impl Kernel for ParseExampleKernel {
@@ -382,7 +382,18 @@ impl Kernel for ParseExampleKernel {
             return None;
         }
         let mut k = self.clone();
-        k.as_f32[d] = true;
+        k.as_f32[d].cast = true;
+        Some(Arc::new(k))
+    }
+
+    fn with_output_scaled(&self, output: usize, scale: OutputScale) -> Option<Arc<dyn Kernel>> {
+        let d = output.checked_sub(3 * self.cfg.sparse.len())?;
+        let a = self.as_f32.get(d)?;
+        if !a.cast || a.scale.is_some() {
+            return None;
+        }
+        let mut k = self.clone();
+        k.as_f32[d].scale = Some(scale);
         Some(Arc::new(k))
     }
 }
@@ -427,7 +438,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         });
     }
     let cfg = ExampleConfig::new(dense, sparse_keys.into_iter().zip(sparse_types).collect())?;
-    let as_f32 = vec![false; cfg.dense.len()];
+    let as_f32 = vec![AsF32::default(); cfg.dense.len()];
     Ok(Box::new(ParseExampleKernel { cfg, as_f32 }))
 }
 

@@ -8,7 +8,7 @@
 //! single and the batch path exactly as TensorFlow's do.
 
 use bytes::Bytes;
-use weir_graph::{DType, Error, Result, SparseTensor, Tensor, TensorType};
+use weir_graph::{DType, Error, OutputScale, Result, SparseTensor, Tensor, TensorType};
 
 use super::features::DenseSpec;
 use super::wire::{escape_bytes, example_entries, feature_kind, int64_list, Entry, Fixed, Kind};
@@ -20,6 +20,26 @@ mod value;
 pub(crate) use config::Slot;
 pub use config::{ExampleConfig, ParsedTensors};
 pub(crate) use value::{kind_name, kind_of, with_value_type, Ragged, Value};
+
+/// A fixed-length int64 dense feature that a run plan asks for as float32 (a fused `Cast`),
+/// and the fused `Mul` or `RealDiv` by a constant after that Cast, if any.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct AsF32 {
+    pub(crate) cast: bool,
+    pub(crate) scale: Option<OutputScale>,
+}
+
+impl AsF32 {
+    /// Whether dense feature `d` comes out as float32 (`of` may be empty).
+    pub(crate) fn cast(of: &[AsF32], d: usize) -> bool {
+        of.get(d).is_some_and(|a| a.cast)
+    }
+
+    /// The scale dense feature `d` gets after its cast, if any.
+    pub(crate) fn scale(of: &[AsF32], d: usize) -> Option<OutputScale> {
+        of.get(d).and_then(|a| a.scale)
+    }
+}
 
 pub(crate) fn could_not_parse(serialized: &[u8]) -> Error {
     Error::invalid_argument(format!(
@@ -67,6 +87,13 @@ fn parse_single_fixed_as_f32(
     single_fixed(spec, key, i64::LIST, |f: &mut Fixed<'_, f32>| {
         int64_list(base, value.0, value.1, f)
     })
+}
+
+/// `t` (float32) with `scale` applied to each value: in place when `t` is not shared (a parsed
+/// feature), otherwise in a copy.
+fn scaled(mut t: Tensor, scale: OutputScale) -> Result<Tensor> {
+    scale.apply_all(t.as_slice_mut::<f32>()?);
+    Ok(t)
 }
 
 /// One example's values of a fixed-length feature through `parse`, with TensorFlow's errors for
@@ -160,11 +187,11 @@ pub fn parse_single_example(cfg: &ExampleConfig, serialized: &Bytes) -> Result<P
 
 /// [`parse_single_example`] with `defaults[d]` in place of dense feature `d`'s default; a
 /// fixed-length int64 feature `d` with `as_f32[d]` set comes out as float32, converted as `Cast`
-/// converts it (`as_f32` may be empty).
+/// converts it and then scaled as the fused op would (`as_f32` may be empty).
 pub(crate) fn parse_single_with(
     cfg: &ExampleConfig,
     defaults: &[Tensor],
-    as_f32: &[bool],
+    as_f32: &[AsF32],
     serialized: &Bytes,
 ) -> Result<ParsedTensors> {
     let mut entries: Vec<Entry> = Vec::new();
@@ -199,7 +226,7 @@ pub(crate) fn parse_single_with(
                         ),
                     ));
                 }
-                let t = if as_f32.get(d) == Some(&true) && !spec.variable_length {
+                let t = if AsF32::cast(as_f32, d) && !spec.variable_length {
                     parse_single_fixed_as_f32(spec, serialized, key, e.value)?
                 } else {
                     with_value_type!(spec.dtype, T => parse_single_dense::<T>(spec, serialized, key, e.value)?)
@@ -240,10 +267,18 @@ pub(crate) fn parse_single_with(
                 "Feature: {} (data type: {}) is required but could not be found.",
                 spec.name, spec.dtype
             ))),
-            None if as_f32.get(d) == Some(&true) => {
+            None if AsF32::cast(as_f32, d) => {
                 cast_tensor(default, DType::F32)?.reshape(&spec.shape)
             }
             None => default.reshape(&spec.shape),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let dense = dense
+        .into_iter()
+        .enumerate()
+        .map(|(d, t)| match AsF32::scale(as_f32, d) {
+            Some(scale) => scaled(t, scale),
+            None => Ok(t),
         })
         .collect::<Result<Vec<_>>>()?;
     let sparse = sparse
