@@ -7,6 +7,7 @@ pub mod example;
 mod input;
 pub mod json;
 mod options;
+mod prefetch;
 pub mod readers;
 pub mod tfrecord;
 

@@ -54,7 +54,7 @@ pub(crate) fn open(kind: &ReaderKind, work: &Bytes) -> Result<Box<dyn RecordSour
     Ok(match *kind {
         ReaderKind::TextLine { skip_header_lines } => {
             let path = work_path(work)?;
-            let input = ChunkedInput::open(&path, Compression::None, TEXT_CHUNK)?;
+            let input = ChunkedInput::open_read_ahead(&path, Compression::None, TEXT_CHUNK)?;
             let mut s = TextLineSource {
                 input,
                 prefix: prefix_of(&path),
@@ -76,7 +76,7 @@ pub(crate) fn open(kind: &ReaderKind, work: &Bytes) -> Result<Box<dyn RecordSour
             compression,
         } => {
             let path = work_path(work)?;
-            let mut input = ChunkedInput::open(&path, compression, FILE_CHUNK)?;
+            let mut input = ChunkedInput::open_read_ahead(&path, compression, FILE_CHUNK)?;
             if input.fill(header_bytes)? < header_bytes {
                 return Err(Error::out_of_range("reached end of file"));
             }
@@ -97,7 +97,7 @@ pub(crate) fn open(kind: &ReaderKind, work: &Bytes) -> Result<Box<dyn RecordSour
         }
         ReaderKind::TfRecord { compression } => {
             let path = work_path(work)?;
-            let input = ChunkedInput::open(&path, compression, FILE_CHUNK)?;
+            let input = ChunkedInput::open_read_ahead(&path, compression, FILE_CHUNK)?;
             Box::new(TfRecordSource {
                 reader: RecordReader::from_input(input),
                 prefix: prefix_of(&path),
