@@ -33,9 +33,19 @@ pub(crate) struct Chunk {
     pub(crate) len: usize,
 }
 
+/// What the read-ahead thread sends, in file order.
+enum Msg {
+    Chunk(Chunk),
+    /// The file has been read to its end (or to where it now ends, if it shrank).
+    End,
+    /// A read failed; nothing follows.
+    Failed(Error),
+}
+
 /// A file being read ahead by its own thread; dropping it stops and joins the thread.
 pub(crate) struct Prefetcher {
-    chunks: Option<Receiver<Result<Chunk>>>,
+    chunks: Option<Receiver<Msg>>,
+    name: Arc<str>,
     spares: Option<SyncSender<Vec<u8>>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -53,13 +63,15 @@ impl Prefetcher {
         read_error: fn(std::io::Error, &str) -> Error,
         name: Arc<str>,
     ) -> std::result::Result<Prefetcher, File> {
-        let (tx, chunks) = sync_channel::<Result<Chunk>>(AHEAD);
+        let (tx, chunks) = sync_channel::<Msg>(AHEAD);
         let (spares, spare_rx) = sync_channel::<Vec<u8>>(SPARES);
         // The file goes to the thread through a channel, so a failed spawn can give it back.
         let (file_tx, file_rx) = sync_channel::<File>(1);
+        let thread_name = name.clone();
         let spawned = std::thread::Builder::new()
             .name("weir-read-ahead".into())
             .spawn(move || {
+                let name = thread_name;
                 let Ok(mut file) = file_rx.recv() else { return };
                 let mut off = 0u64;
                 while off < len {
@@ -80,7 +92,7 @@ impl Prefetcher {
                     off += got as u64;
                     if got > 0
                         && tx
-                            .send(Ok(Chunk {
+                            .send(Msg::Chunk(Chunk {
                                 buf,
                                 start,
                                 len: got,
@@ -90,14 +102,15 @@ impl Prefetcher {
                         return;
                     }
                     if let Some(e) = failed {
-                        let _ = tx.send(Err(read_error(e, &name)));
+                        let _ = tx.send(Msg::Failed(read_error(e, &name)));
                         return;
                     }
                     if got < want {
                         // The file is shorter than when it was opened: it ends here.
-                        return;
+                        break;
                     }
                 }
+                let _ = tx.send(Msg::End);
             });
         match spawned {
             Ok(thread) => {
@@ -106,6 +119,7 @@ impl Prefetcher {
                     .expect("the read-ahead thread waits for its file");
                 Ok(Prefetcher {
                     chunks: Some(chunks),
+                    name,
                     spares: Some(spares),
                     thread: Some(thread),
                 })
@@ -116,8 +130,20 @@ impl Prefetcher {
     }
 
     /// The next chunk, waiting for its read; `None` once the file has been read to its end.
+    /// A thread that stopped without saying so (it panicked) is an error, never an early end.
     pub(crate) fn next(&mut self) -> Option<Result<Chunk>> {
-        self.chunks.as_ref()?.recv().ok()
+        let out = match self.chunks.as_ref()?.recv() {
+            Ok(Msg::Chunk(c)) => return Some(Ok(c)),
+            Ok(Msg::End) => None,
+            Ok(Msg::Failed(e)) => Some(Err(e)),
+            Err(_) => Some(Err(Error::internal(format!(
+                "The thread reading \"{}\" ahead stopped before its end",
+                self.name
+            )))),
+        };
+        // Nothing follows an end or an error.
+        self.chunks = None;
+        out
     }
 
     /// Hands `buf` back for a later chunk; dropped if the thread has spares enough.
