@@ -133,7 +133,8 @@ impl ChunkedInput {
     /// by a thread of its own ([`Prefetcher`]), so the runner threads decode while it reads.
     ///
     /// Why only reader ops: their runner threads decode each record at length, and the copy
-    /// out of the page cache overlaps that (measured: `cifar_t2` 290k -> 395-418k ex/s). A bare
+    /// out of the page cache overlaps that (`cifar_t2`, median of 24 alternating repetitions on
+    /// 2 vCPUs: 307k -> 337k ex/s; more with cores to spare). A bare
     /// scan of records (`tf_record_iterator`) only checks CRCs, faster than the kernel copies,
     /// so it would wait at every chunk for a thread to wake on a 2-vCPU machine: `tfrecord_scan`
     /// went from 3.9M to 3.1M records/s with it.
