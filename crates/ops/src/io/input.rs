@@ -465,6 +465,46 @@ impl ChunkedInput {
     }
 }
 
+/// Reads `inp` to its end in records of `sizes`, keeping the last few alive so some chunks stay
+/// shared for a while, and checks that every held record still has its bytes of `data` and that
+/// each started at the offset within a cache line it has in the stream; returns the bytes read.
+#[cfg(test)]
+pub(crate) fn check_held_records(
+    inp: &mut ChunkedInput,
+    data: &[u8],
+    sizes: impl Iterator<Item = usize>,
+) -> usize {
+    let mut held = std::collections::VecDeque::new();
+    let mut at = 0usize;
+    for (i, len) in sizes.enumerate() {
+        let avail = inp.fill(len).unwrap();
+        if avail == 0 {
+            break;
+        }
+        let len = len.min(avail);
+        assert_eq!(inp.offset(), at as u64);
+        assert_eq!(
+            inp.available().as_ptr() as usize % CACHE_LINE,
+            at % CACHE_LINE,
+            "record {i} at {at}"
+        );
+        held.push_back((at, inp.slice(0, len)));
+        inp.consume(len);
+        at += len;
+        if held.len() > 3 {
+            held.pop_front();
+        }
+        for (start, rec) in &held {
+            assert_eq!(
+                &rec[..],
+                &data[*start..*start + rec.len()],
+                "record at {start}"
+            );
+        }
+    }
+    at
+}
+
 /// A failed read of the stream `name`.
 fn read_error(e: std::io::Error, name: &str) -> Error {
     Error::from(e).with_prefix(&format!("\"{name}\": "))
@@ -540,32 +580,8 @@ mod tests {
         let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
         for sized in [true, false] {
             let mut inp = input(data.clone(), sized, 4096);
-            let mut held = std::collections::VecDeque::new();
-            let mut at = 0usize;
             // Odd record sizes, so chunks end mid-record at every offset.
-            for (i, len) in (0..).map(|i| (i, 1 + (i * 389) % 3001)) {
-                let avail = inp.fill(len).unwrap();
-                if avail == 0 {
-                    break;
-                }
-                let len = len.min(avail);
-                assert_eq!(inp.offset(), at as u64);
-                assert_eq!(
-                    inp.available().as_ptr() as usize % CACHE_LINE,
-                    at % CACHE_LINE,
-                    "record {i} at {at}"
-                );
-                held.push_back((at, inp.slice(0, len)));
-                inp.consume(len);
-                at += len;
-                // Keep a few records alive so some chunks stay shared for a while.
-                if held.len() > 3 {
-                    held.pop_front();
-                }
-                for (start, rec) in &held {
-                    assert_eq!(&rec[..], &data[*start..*start + rec.len()]);
-                }
-            }
+            let at = check_held_records(&mut inp, &data, (0..).map(|i| 1 + (i * 389) % 3001));
             assert_eq!(at, data.len());
         }
     }

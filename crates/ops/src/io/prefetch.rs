@@ -185,11 +185,10 @@ fn read_fully(file: &mut File, dst: &mut [u8]) -> (usize, Option<std::io::Error>
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
     use std::path::PathBuf;
 
     use super::HEADROOM;
-    use crate::io::input::ChunkedInput;
+    use crate::io::input::{check_held_records, ChunkedInput};
     use crate::io::options::Compression;
 
     /// A file of `len` patterned bytes in the temporary directory, removed on drop.
@@ -224,41 +223,14 @@ mod tests {
         let f = TempFile::new("records", 900_000);
         let mut inp = f.open(4096);
         assert!(inp.is_read_ahead());
-        let mut held = VecDeque::new();
-        let mut at = 0usize;
-        for (i, len) in (0..).map(|i| {
-            let len = if i % 97 == 50 {
+        let sizes = (0..).map(|i| {
+            if i % 97 == 50 {
                 HEADROOM + 1 + (i * 7919) % 40_000
             } else {
                 1 + (i * 389) % 12_001
-            };
-            (i, len)
-        }) {
-            let avail = inp.fill(len).unwrap();
-            if avail == 0 {
-                break;
             }
-            let len = len.min(avail);
-            assert_eq!(inp.offset(), at as u64);
-            assert_eq!(
-                inp.available().as_ptr() as usize % 64,
-                at % 64,
-                "record {i} at {at}"
-            );
-            held.push_back((at, inp.slice(0, len)));
-            inp.consume(len);
-            at += len;
-            if held.len() > 3 {
-                held.pop_front();
-            }
-            for (start, rec) in &held {
-                assert_eq!(
-                    &rec[..],
-                    &f.1[*start..*start + rec.len()],
-                    "record at {start}"
-                );
-            }
-        }
+        });
+        let at = check_held_records(&mut inp, &f.1, sizes);
         assert_eq!(at, f.1.len());
         assert!(inp.at_eof());
     }
