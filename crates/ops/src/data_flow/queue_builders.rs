@@ -14,10 +14,11 @@ fn check_shapes(dtypes: &[DType], shapes: &Option<Vec<Shape>>, partial_ok: bool)
             dtypes.len()
         )));
     }
+    // Python's repr of the list of TensorShapes, as TensorFlow's message shows it.
     let list = || {
         shapes
             .iter()
-            .map(|s| s.to_string())
+            .map(python_shape_repr)
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -34,6 +35,24 @@ fn check_shapes(dtypes: &[DType], shapes: &Option<Vec<Shape>>, partial_ok: bool)
         )));
     }
     Ok(())
+}
+
+/// `repr(TensorShape)` in TensorFlow 1.x's Python: `TensorShape([Dimension(None), Dimension(2)])`,
+/// `TensorShape(None)` for an unknown rank.
+fn python_shape_repr(s: &Shape) -> String {
+    match s.dims() {
+        None => "TensorShape(None)".to_string(),
+        Some(dims) => {
+            let dims: Vec<String> = dims
+                .iter()
+                .map(|d| match d {
+                    Some(n) => format!("Dimension({n})"),
+                    None => "Dimension(None)".to_string(),
+                })
+                .collect();
+            format!("TensorShape([{}])", dims.join(", "))
+        }
+    }
 }
 
 struct Common {

@@ -20,8 +20,10 @@ pub const FOOTER_LEN: usize = 4;
 /// Reads records one by one from a TFRecord stream (TensorFlow's `io::RecordReader`), checking
 /// both CRCs of every record. Record values are slices of the reader's chunk buffers, not copies.
 ///
-/// Damage is DataLoss naming the file, the byte offset and what was wrong, in TensorFlow's words
-/// ("corrupted record at 43", "truncated record at 149"); records before it are delivered, and a
+/// Damage is DataLoss naming the file, the byte offset and what was wrong: each message starts
+/// with TensorFlow 2.21's exact words ("corrupted record at 43", "truncated record at 149'
+/// failed with Read less bytes than requested", its stray quote included) and goes on with what
+/// was found and the file's name; records before it are delivered, and a
 /// failed read leaves the reader where it was, so the next read fails the same way. End of file
 /// inside the 12-byte header is a normal end, as in TensorFlow 2.21.
 ///
@@ -120,7 +122,7 @@ impl RecordReader {
         let avail = self.input.fill(total)?;
         if avail < total {
             return Err(Error::data_loss(format!(
-                "truncated record at {start}: the record needs {total} bytes, the file has {avail} left in \"{}\"",
+                "truncated record at {start}' failed with Read less bytes than requested: the record needs {total} bytes, the file has {avail} left in \"{}\"",
                 self.name()
             )));
         }
