@@ -61,6 +61,7 @@ struct Common {
     shapes: Option<Vec<Shape>>,
     shared_name: Option<String>,
     name: Option<String>,
+    names: Option<Vec<String>>,
 }
 
 impl Common {
@@ -71,6 +72,7 @@ impl Common {
             shapes: None,
             shared_name: None,
             name: None,
+            names: None,
         }
     }
 
@@ -105,7 +107,11 @@ impl Common {
         for (k, v) in extra {
             b = b.attr(k, *v);
         }
-        Queue::from_operation(&b.build()?)
+        let q = Queue::from_operation(&b.build()?)?;
+        match &self.names {
+            Some(names) => q.with_names(&names.iter().map(String::as_str).collect::<Vec<_>>()),
+            None => Ok(q),
+        }
     }
 }
 
@@ -122,6 +128,20 @@ macro_rules! common_setters {
             /// The queue op's name (made unique in the current scope).
             pub fn name(mut self, name: &str) -> Self {
                 self.c.name = Some(name.to_string());
+                self
+            }
+        }
+    };
+}
+
+macro_rules! names_setter {
+    ($t:ty) => {
+        impl $t {
+            /// Names the components (`names=`): elements are then enqueued and dequeued as
+            /// dictionaries keyed by these names ([`Queue::enqueue_dict`],
+            /// [`Queue::dequeue_dict`]); one name per dtype.
+            pub fn names(mut self, names: &[&str]) -> Self {
+                self.c.names = Some(names.iter().map(|n| n.to_string()).collect());
                 self
             }
         }
@@ -158,6 +178,7 @@ impl FifoQueue {
     }
 }
 common_setters!(FifoQueue);
+names_setter!(FifoQueue);
 
 /// `tf.PaddingFIFOQueue(capacity, dtypes, shapes, names=None, shared_name=None,
 /// name='padding_fifo_queue')`: a FIFO queue whose shapes may have unknown dimensions;
@@ -182,6 +203,7 @@ impl PaddingFifoQueue {
     }
 }
 common_setters!(PaddingFifoQueue);
+names_setter!(PaddingFifoQueue);
 
 /// `tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes, shapes=None, names=None,
 /// seed=None, shared_name=None, name='random_shuffle_queue')`: dequeues pick uniformly at
@@ -244,6 +266,7 @@ impl RandomShuffleQueue {
     }
 }
 common_setters!(RandomShuffleQueue);
+names_setter!(RandomShuffleQueue);
 
 /// `tf.PriorityQueue(capacity, types, shapes, names=None, shared_name=None,
 /// name='priority_queue')`: each element is an int64 scalar priority followed by components

@@ -1,6 +1,8 @@
 //! `Queue`: the graph-side handle of a queue (TensorFlow's Python `QueueBase`), whose methods
 //! add the enqueue, dequeue, close and size ops with TensorFlow's default names.
 
+use std::collections::BTreeMap;
+
 use weir_graph::{AttrValue, DType, Error, Graph, Operation, Output, Result, Shape, Tensor};
 
 use super::op_defs::ELEMENT_SHAPES;
@@ -30,6 +32,9 @@ pub struct Queue {
     kind: QueueKind,
     dtypes: Vec<DType>,
     shapes: Option<Vec<Shape>>,
+    /// The component names of a queue built with `names`: its elements are then enqueued and
+    /// dequeued as dictionaries (`enqueue_dict`, `dequeue_dict`, ...).
+    names: Option<Vec<String>>,
     name: String,
     /// The last component of the op name, which TensorFlow's default op names start with.
     base: String,
@@ -52,6 +57,7 @@ impl Queue {
             kind,
             dtypes,
             shapes: (!shapes.is_empty()).then_some(shapes),
+            names: None,
             base: op.name().rsplit('/').next().unwrap_or_default().to_string(),
             name: op.name(),
         })
@@ -100,6 +106,69 @@ impl Queue {
 
     fn element_shapes(&self) -> Vec<Shape> {
         (0..self.dtypes.len()).map(|i| self.shape_of(i)).collect()
+    }
+
+    /// This queue with component `names` (`QueueBase(..., names=names)`), checked as TensorFlow
+    /// checks them.
+    pub fn with_names(mut self, names: &[&str]) -> Result<Queue> {
+        if names.len() != self.dtypes.len() {
+            return Err(Error::invalid_argument(format!(
+                "Queue names must have the same length as dtypes,received len(names)={},len {}",
+                names.len(),
+                self.dtypes.len()
+            )));
+        }
+        self.names = Some(names.iter().map(|n| n.to_string()).collect());
+        Ok(self)
+    }
+
+    /// The component names (`queue.names`), if the queue has them.
+    pub fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    /// Refuses a list of values for a queue with names, as TensorFlow does.
+    fn positional(&self) -> Result<()> {
+        match self.names {
+            Some(_) => Err(Error::invalid_argument(
+                "You must enqueue a dictionary in a Queue with names",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The values of a dictionary enqueue, in the queue's component order.
+    fn values_of_dict(&self, vals: &[(&str, Output)]) -> Result<Vec<Output>> {
+        let names = self.names.as_ref().ok_or_else(|| {
+            Error::invalid_argument("Queue must have names to enqueue a dictionary")
+        })?;
+        let mut keys: Vec<&str> = vals.iter().map(|(k, _)| *k).collect();
+        let mut want: Vec<&str> = names.iter().map(String::as_str).collect();
+        keys.sort_unstable();
+        want.sort_unstable();
+        if keys != want {
+            return Err(Error::invalid_argument(format!(
+                "Keys in dictionary to enqueue do not match names of Queue.  Dictionary: {},Queue: {}",
+                python_list(&keys),
+                python_list(&want)
+            )));
+        }
+        Ok(names
+            .iter()
+            .map(|n| {
+                let (_, v) = vals.iter().find(|(k, _)| k == n).expect("keys match names");
+                v.clone()
+            })
+            .collect())
+    }
+
+    /// The outputs of a dequeue keyed by component name, as TensorFlow returns them from a
+    /// queue with names.
+    fn to_dict(&self, outs: Vec<Output>) -> Result<BTreeMap<String, Output>> {
+        let names = self.names.as_ref().ok_or_else(|| {
+            Error::invalid_argument("Queue must have names to dequeue a dictionary")
+        })?;
+        Ok(names.iter().cloned().zip(outs).collect())
     }
 
     fn check_values(&self, vals: &[Output], many: bool) -> Result<()> {
@@ -172,6 +241,26 @@ impl Queue {
 
     /// `queue.enqueue(vals, name=name)`.
     pub fn enqueue_with(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
+        self.positional()?;
+        self.enqueue_checked(vals, name)
+    }
+
+    /// `queue.enqueue({name: value, ...})` on a queue with names: every name exactly once.
+    pub fn enqueue_dict(&self, vals: &[(&str, Output)]) -> Result<Operation> {
+        self.enqueue_dict_with(vals, None)
+    }
+
+    /// `queue.enqueue({name: value, ...}, name=name)`.
+    pub fn enqueue_dict_with(
+        &self,
+        vals: &[(&str, Output)],
+        name: Option<&str>,
+    ) -> Result<Operation> {
+        let vals = self.values_of_dict(vals)?;
+        self.enqueue_checked(&vals, name)
+    }
+
+    fn enqueue_checked(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
         self.check_values(vals, false)?;
         let scope = self.scoped_op("enqueue", name);
         crate::new_op(self.graph(), "QueueEnqueueV2")
@@ -189,6 +278,26 @@ impl Queue {
 
     /// `queue.enqueue_many(vals, name=name)`.
     pub fn enqueue_many_with(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
+        self.positional()?;
+        self.enqueue_many_checked(vals, name)
+    }
+
+    /// `queue.enqueue_many({name: batch, ...})` on a queue with names.
+    pub fn enqueue_many_dict(&self, vals: &[(&str, Output)]) -> Result<Operation> {
+        self.enqueue_many_dict_with(vals, None)
+    }
+
+    /// `queue.enqueue_many({name: batch, ...}, name=name)`.
+    pub fn enqueue_many_dict_with(
+        &self,
+        vals: &[(&str, Output)],
+        name: Option<&str>,
+    ) -> Result<Operation> {
+        let vals = self.values_of_dict(vals)?;
+        self.enqueue_many_checked(&vals, name)
+    }
+
+    fn enqueue_many_checked(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
         self.check_values(vals, true)?;
         let scope = self.scoped_op("EnqueueMany", name);
         crate::new_op(self.graph(), "QueueEnqueueManyV2")
@@ -198,9 +307,25 @@ impl Queue {
             .build()
     }
 
-    /// `queue.dequeue()`: one element, one output per component; the op is `<queue>_Dequeue`.
+    /// `queue.dequeue()`: one element, one output per component (in the order of `names` for
+    /// a queue with names); the op is `<queue>_Dequeue`.
     pub fn dequeue(&self) -> Result<Vec<Output>> {
         self.dequeue_with(None)
+    }
+
+    /// `queue.dequeue()` on a queue with names: the element as a dictionary.
+    pub fn dequeue_dict(&self) -> Result<BTreeMap<String, Output>> {
+        self.to_dict(self.dequeue_with(None)?)
+    }
+
+    /// `queue.dequeue_many(n)` on a queue with names: the batch as a dictionary.
+    pub fn dequeue_many_dict(&self, n: usize) -> Result<BTreeMap<String, Output>> {
+        self.to_dict(self.dequeue_many(n)?)
+    }
+
+    /// `queue.dequeue_up_to(n)` on a queue with names: the batch as a dictionary.
+    pub fn dequeue_up_to_dict(&self, n: usize) -> Result<BTreeMap<String, Output>> {
+        self.to_dict(self.dequeue_up_to(n)?)
     }
 
     /// `queue.dequeue(name=name)`.
@@ -302,4 +427,10 @@ impl Queue {
             .build()?
             .output(0)
     }
+}
+
+/// Python's repr of a list of strings: `['a', 'b']`.
+fn python_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("'{s}'")).collect();
+    format!("[{}]", quoted.join(", "))
 }
