@@ -45,6 +45,22 @@ impl DType {
         DType::Bool,
         DType::String,
     ];
+    /// Every dtype, `Resource` included: the types of ops that only move elements around
+    /// (`Pack`, `GatherV2`), which TensorFlow also lets stack and pick resource handles
+    /// (`QueueBase.from_list`).
+    pub const ALL: &'static [DType] = &[
+        DType::F32,
+        DType::F64,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::Bool,
+        DType::String,
+        DType::Resource,
+    ];
     /// The real number types (TensorFlow's `realnumbertypes`).
     pub const REAL_NUMBER: &'static [DType] = &[
         DType::F32,

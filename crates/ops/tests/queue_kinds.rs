@@ -439,3 +439,89 @@ fn shared_shuffle_queue_seed2_depends_on_graph_seed_and_name_only() {
     assert!(a.1 <= i32::MAX as i64);
     assert_ne!(a.2, b.2, "without a shared name seed2 follows the op count");
 }
+
+/// `QueueBase.from_list`: a fed index picks the queue that the ops built on the selection
+/// use, run after run; the selection has the queues' common shape and refuses mixed queues.
+#[test]
+fn from_list_picks_the_queue_at_run_time() {
+    weir_ops::register_all_ops();
+    let g = Graph::new();
+    let train = FifoQueue::new(10, &[DType::I32])
+        .shapes(&[Shape::known(&[2])])
+        .name("train")
+        .build(&g)
+        .unwrap();
+    let eval = FifoQueue::new(10, &[DType::I32])
+        .shapes(&[Shape::new(vec![Some(2)])])
+        .name("eval")
+        .build(&g)
+        .unwrap();
+    let other = FifoQueue::new(10, &[DType::I32])
+        .shapes(&[Shape::known(&[3])])
+        .build(&g)
+        .unwrap();
+    let which = placeholder(&g, DType::I32, Shape::scalar()).unwrap();
+    let q = Queue::from_list(&which, &[train.clone(), eval.clone()]).unwrap();
+    assert_eq!(q.dtypes(), &[DType::I32]);
+    assert_eq!(q.shapes().unwrap(), &[Shape::known(&[2])]);
+    let mixed = Queue::from_list(&which, &[train.clone(), other]).unwrap();
+    assert_eq!(mixed.shapes().unwrap(), &[Shape::new(vec![None])]);
+    let fill_train = train
+        .enqueue_many(&[
+            constant(&g, Tensor::from_vec(&[2, 2], vec![1i32, 2, 3, 4]).unwrap()).unwrap(),
+        ])
+        .unwrap();
+    let fill_eval = eval
+        .enqueue(&[constant(&g, vec![7i32, 8]).unwrap()])
+        .unwrap();
+    let x = q.dequeue().unwrap().remove(0);
+    assert_eq!(x.shape(), Shape::known(&[2]));
+    let size = q.size().unwrap();
+    let s = Session::new(&g).unwrap();
+    run(&s, &fill_train).unwrap();
+    run(&s, &fill_eval).unwrap();
+    let pick = |i: i32| {
+        s.run(
+            &RunArgs::new()
+                .feed(&which, Tensor::scalar(i))
+                .fetch(&x)
+                .timeout(Duration::from_secs(10)),
+        )
+        .unwrap()
+        .remove(0)
+        .to_vec::<i32>()
+        .unwrap()
+    };
+    assert_eq!(pick(0), vec![1, 2]);
+    assert_eq!(pick(1), vec![7, 8]);
+    assert_eq!(pick(0), vec![3, 4]);
+    let left = s
+        .run(
+            &RunArgs::new()
+                .feed(&which, Tensor::scalar(1i32))
+                .fetch(&size),
+        )
+        .unwrap();
+    assert_eq!(left[0].to_scalar::<i32>().unwrap(), 0);
+
+    let f64s = FifoQueue::new(10, &[DType::F64]).build(&g).unwrap();
+    expect_err(
+        Queue::from_list(&which, &[train.clone(), f64s]),
+        Code::InvalidArgument,
+        "Queues do not have matching component dtypes.",
+    );
+    let named = FifoQueue::new(10, &[DType::I32])
+        .names(&["x"])
+        .build(&g)
+        .unwrap();
+    expect_err(
+        Queue::from_list(&which, &[train, named]),
+        Code::InvalidArgument,
+        "Queues do not have matching component names.",
+    );
+    expect_err(
+        Queue::from_list(&which, &[]),
+        Code::InvalidArgument,
+        "A list of queues expected",
+    );
+}

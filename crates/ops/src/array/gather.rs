@@ -4,7 +4,7 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
+    OpContext, OpDef, Output, ResourceHandle, Result, Shape, Tensor, TensorType,
 };
 
 use super::shape_util::{const_i64s, scalar_i64, to_i64s};
@@ -194,8 +194,11 @@ impl Kernel for GatherKernel {
         shape.extend_from_slice(&ps[gd.axis + 1..]);
         let dt = p.dtype();
         let out = weir_graph::match_data_dtype!(dt,
-            T => Tensor::from_vec(&shape, gather_rows::<T>(p.as_slice::<T>()?, &idx, batch, outer, dim, inner))?,
-            _ => return Err(Error::invalid_argument(format!("Cannot gather {dt} tensors"))));
+        T => Tensor::from_vec(&shape, gather_rows::<T>(p.as_slice::<T>()?, &idx, batch, outer, dim, inner))?,
+        _ => match dt {
+            DType::Resource => Tensor::from_vec(&shape, gather_rows::<ResourceHandle>(p.as_slice::<ResourceHandle>()?, &idx, batch, outer, dim, inner))?,
+            _ => return Err(Error::invalid_argument(format!("Cannot gather {dt} tensors"))),
+        });
         ctx.set_output(0, out);
         Ok(())
     }
@@ -300,7 +303,7 @@ pub(super) fn register() {
             .input("indices", ArgType::Attr("Tindices"))
             .input("axis", ArgType::Attr("Taxis"))
             .output("output", ArgType::Attr("Tparams"))
-            .type_attr("Tparams", DType::ALL_DATA)
+            .type_attr("Tparams", DType::ALL)
             .type_attr("Tindices", INDEX)
             .type_attr("Taxis", INDEX)
             .attr("batch_dims", AttrKind::Int, Some(AttrValue::Int(0)))

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, OpContext,
-    OpDef, Output, Result, Shape, Tensor, TensorType,
+    OpDef, Output, ResourceHandle, Result, Shape, Tensor, TensorType,
 };
 
 use super::shape_util::{canonical_axis, const_i64s, scalar_i64};
@@ -178,7 +178,10 @@ pub(crate) fn pack_tensors(inputs: &[Tensor], axis: i64) -> Result<Tensor> {
     out_shape.insert(axis, inputs.len());
     let dt = inputs[0].dtype();
     weir_graph::match_data_dtype!(dt, T => join::<T>(inputs, outer, |_| chunk, &out_shape),
-        _ => Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))))
+    _ => match dt {
+        DType::Resource => join::<ResourceHandle>(inputs, outer, |_| chunk, &out_shape),
+        _ => Err(Error::invalid_argument(format!("Cannot stack {dt} tensors"))),
+    })
 }
 
 fn unpack_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
@@ -359,7 +362,7 @@ pub(super) fn register() {
             )
             .output("output", ArgType::Attr("T"))
             .int_attr_min("N", 1)
-            .type_attr("T", DType::ALL_DATA)
+            .type_attr("T", DType::ALL)
             .attr("axis", AttrKind::Int, Some(AttrValue::Int(0)))
             .shape_fn(pack_shape_fn),
     );

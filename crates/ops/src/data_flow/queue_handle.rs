@@ -108,6 +108,48 @@ impl Queue {
         (0..self.dtypes.len()).map(|i| self.shape_of(i)).collect()
     }
 
+    /// `QueueBase.from_list(index, queues)`: the queue among `queues` that the int32 scalar
+    /// `index` picks at run time, e.g. a training or an evaluation input queue chosen by a fed
+    /// placeholder. The queues must have the same dtypes and names; a component's shape is what
+    /// all the queues' shapes have in common. Its handle is `gather(stack(queue refs), index)`,
+    /// as in TensorFlow, and its [`Queue::kind`] is that of `queues[0]`.
+    pub fn from_list(index: &Output, queues: &[Queue]) -> Result<Queue> {
+        let first = queues
+            .first()
+            .ok_or_else(|| Error::invalid_argument("A list of queues expected"))?;
+        if queues.iter().any(|q| q.dtypes != first.dtypes) {
+            return Err(Error::invalid_argument(
+                "Queues do not have matching component dtypes.",
+            ));
+        }
+        if queues.iter().any(|q| q.names != first.names) {
+            return Err(Error::invalid_argument(
+                "Queues do not have matching component names.",
+            ));
+        }
+        let shapes: Vec<Shape> = (0..first.dtypes.len())
+            .map(|i| {
+                queues
+                    .iter()
+                    .skip(1)
+                    .fold(first.shape_of(i), |s, q| common_shape(&s, &q.shape_of(i)))
+            })
+            .collect();
+        let refs: Vec<Output> = queues.iter().map(|q| q.handle.clone()).collect();
+        let stacked = crate::array::stack(&refs, 0)?;
+        let handle = crate::array::gather(&stacked, index, 0)?;
+        let op = handle.op();
+        Ok(Queue {
+            kind: first.kind,
+            dtypes: first.dtypes.clone(),
+            shapes: shapes.iter().any(|s| s.rank().is_some()).then_some(shapes),
+            names: first.names.clone(),
+            base: op.name().rsplit('/').next().unwrap_or_default().to_string(),
+            name: op.name(),
+            handle,
+        })
+    }
+
     /// This queue with component `names` (`QueueBase(..., names=names)`), checked as TensorFlow
     /// checks them.
     pub fn with_names(mut self, names: &[&str]) -> Result<Queue> {
@@ -433,4 +475,18 @@ impl Queue {
 fn python_list(items: &[&str]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| format!("'{s}'")).collect();
     format!("[{}]", quoted.join(", "))
+}
+
+/// The most specific shape compatible with both `a` and `b` (TensorFlow's `_shape_common`):
+/// unknown when their ranks differ, else each dimension where they agree.
+fn common_shape(a: &Shape, b: &Shape) -> Shape {
+    match (a.dims(), b.dims()) {
+        (Some(x), Some(y)) if x.len() == y.len() => Shape::new(
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| if p == q { *p } else { None })
+                .collect::<Vec<_>>(),
+        ),
+        _ => Shape::unknown(),
+    }
 }
