@@ -2,6 +2,8 @@
 //! `shuffle_batch_join` and their `maybe_` forms. Each builds the queue TensorFlow builds, the
 //! QueueRunner that fills it, the fill summary, and the dequeue that makes batches.
 
+use std::collections::BTreeMap;
+
 use weir_graph::{DType, Error, Output, Result, Shape};
 use weir_ops::data_flow::{input_ops, FifoQueue, PaddingFifoQueue, Queue, RandomShuffleQueue};
 
@@ -24,6 +26,8 @@ struct Spec {
     keep_input: Option<Output>,
     /// For shuffle_batch: (min_after_dequeue, seed).
     shuffle: Option<(i64, Option<i64>)>,
+    /// The keys of tensors given as a dictionary, sorted as the tensors of `lists[0]` are.
+    keys: Option<Vec<String>>,
 }
 
 fn dtype_list(ts: &[Output]) -> String {
@@ -70,6 +74,39 @@ fn infer_shapes(lists: &[Vec<Output>], enqueue_many: bool) -> Result<Vec<Shape>>
         shapes.push(merged.unwrap_or_else(Shape::unknown));
     }
     Ok(shapes)
+}
+
+/// A spec whose tensors come as a dictionary: TensorFlow's `_as_tensor_list` orders them by
+/// key, and `build_dict` gives the batches back under the same keys.
+fn dict_spec(what: &'static str, tensors: &[(&str, Output)], batch_size: usize) -> Spec {
+    let mut sorted: Vec<(&str, Output)> = tensors.to_vec();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let mut s = spec(
+        what,
+        vec![sorted.iter().map(|(_, t)| t.clone()).collect()],
+        false,
+        batch_size,
+    );
+    s.keys = Some(sorted.iter().map(|(k, _)| k.to_string()).collect());
+    s
+}
+
+/// Builds a batcher whose tensors came as a dictionary; the batches keyed the same way.
+fn build_dict(spec: Spec) -> Result<BTreeMap<String, Output>> {
+    let keys = spec.keys.clone().ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "{}: build_dict needs the tensors given as a dictionary (from_dict)",
+            spec.what
+        ))
+    })?;
+    if let Some(k) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::invalid_argument(format!(
+            "{}: the key '{}' appears twice in the dictionary of tensors",
+            spec.what, k[0]
+        )));
+    }
+    let outs = build(spec)?;
+    Ok(keys.into_iter().zip(outs).collect())
 }
 
 fn build(spec: Spec) -> Result<Vec<Output>> {
@@ -255,9 +292,15 @@ macro_rules! common_setters {
             }
 
             /// Builds the queue, its runner and the dequeue; returns one batch tensor per input
-            /// tensor.
+            /// tensor (for tensors given as a dictionary, in the order of their keys).
             pub fn build(self) -> Result<Vec<Output>> {
                 build(self.s)
+            }
+
+            /// [`build`](Self::build) for tensors given as a dictionary (`from_dict`): the
+            /// batches under the same keys, as TensorFlow returns a dict for a dict.
+            pub fn build_dict(self) -> Result<BTreeMap<String, Output>> {
+                build_dict(self.s)
             }
         }
     };
@@ -279,6 +322,7 @@ fn spec(what: &'static str, lists: Vec<Vec<Output>>, join: bool, batch_size: usi
         name: None,
         keep_input: None,
         shuffle: None,
+        keys: None,
     }
 }
 
@@ -307,6 +351,27 @@ impl Batch {
     pub fn new(tensors: &[Output], batch_size: usize) -> Batch {
         Batch {
             s: spec("batch", vec![tensors.to_vec()], false, batch_size),
+        }
+    }
+
+    /// Batches of a dictionary of tensors (`tf.train.batch(dict, ...)`), e.g. the features
+    /// `parse_single_example` gives; [`Batch::build_dict`] returns them under the same keys.
+    ///
+    /// ```
+    /// # use weir_graph::{DType, Graph, Shape};
+    /// # use weir_ops::array::placeholder;
+    /// let g = Graph::new();
+    /// let image = placeholder(&g, DType::F32, Shape::known(&[784]))?;
+    /// let label = placeholder(&g, DType::I64, Shape::scalar())?;
+    /// let b = weir_train::Batch::from_dict(&[("image", image), ("label", label)], 32)
+    ///     .build_dict()?;
+    /// assert_eq!(b["image"].shape(), Shape::known(&[32, 784]));
+    /// assert_eq!(b["label"].shape(), Shape::known(&[32]));
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn from_dict(tensors: &[(&str, Output)], batch_size: usize) -> Batch {
+        Batch {
+            s: dict_spec("batch", tensors, batch_size),
         }
     }
 
@@ -397,6 +462,20 @@ impl ShuffleBatch {
         min_after_dequeue: i64,
     ) -> ShuffleBatch {
         let mut s = spec("shuffle_batch", vec![tensors.to_vec()], false, batch_size);
+        s.capacity = capacity;
+        s.shuffle = Some((min_after_dequeue, None));
+        ShuffleBatch { s }
+    }
+
+    /// Shuffled batches of a dictionary of tensors (`tf.train.shuffle_batch(dict, ...)`);
+    /// [`ShuffleBatch::build_dict`] returns them under the same keys.
+    pub fn from_dict(
+        tensors: &[(&str, Output)],
+        batch_size: usize,
+        capacity: i64,
+        min_after_dequeue: i64,
+    ) -> ShuffleBatch {
+        let mut s = dict_spec("shuffle_batch", tensors, batch_size);
         s.capacity = capacity;
         s.shuffle = Some((min_after_dequeue, None));
         ShuffleBatch { s }

@@ -552,3 +552,74 @@ fn match_filenames_once_is_a_sorted_local_variable() {
     assert_eq!(got[1].shape(), &[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `batch` and `shuffle_batch` of a dictionary give a dictionary with the same keys, each
+/// batch row holding the components of one example (keys in any order).
+#[test]
+fn batching_a_dictionary_gives_a_dictionary() {
+    let g = Graph::new();
+    // Each batcher reads its own endless producer of 0..40: i, i * 10 and i as a string.
+    let example = || {
+        let q = RangeInputProducer::new(constant(&g, 40i32).unwrap())
+            .shuffle(false)
+            .build()
+            .unwrap();
+        let i = q.dequeue().unwrap().remove(0);
+        let ten = weir_ops::math::mul(&i, constant(&g, 10i32).unwrap()).unwrap();
+        let s = weir_ops::string::as_string(&i).unwrap();
+        (i, ten, s)
+    };
+    let (i, ten, _) = example();
+    let plain = Batch::from_dict(&[("x10", ten), ("i", i)], 4)
+        .build_dict()
+        .unwrap();
+    assert_eq!(plain.keys().collect::<Vec<_>>(), ["i", "x10"]);
+    assert_eq!(plain["i"].shape(), Shape::known(&[4]));
+    let (i, ten, name) = example();
+    let shuffled = ShuffleBatch::from_dict(&[("s", name), ("x10", ten), ("i", i)], 4, 20, 8)
+        .seed(3)
+        .build_dict()
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    init_local(&g, &sess);
+    let coord = Coordinator::new();
+    let threads = start_queue_runners(&sess, &coord).unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let v = fetch(&sess, &[plain["i"].clone(), plain["x10"].clone()]).unwrap();
+        let (i, x) = (v[0].to_vec::<i32>().unwrap(), v[1].to_vec::<i32>().unwrap());
+        assert_eq!(x, i.iter().map(|k| k * 10).collect::<Vec<_>>());
+        let v = fetch(
+            &sess,
+            &[
+                shuffled["i"].clone(),
+                shuffled["x10"].clone(),
+                shuffled["s"].clone(),
+            ],
+        )
+        .unwrap();
+        let (i, x, s) = (
+            v[0].to_vec::<i32>().unwrap(),
+            v[1].to_vec::<i32>().unwrap(),
+            v[2].to_strings().unwrap(),
+        );
+        assert_eq!(x, i.iter().map(|k| k * 10).collect::<Vec<_>>());
+        assert_eq!(s, i.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+        seen.extend(i);
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), 16, "{seen:?}");
+    coord.request_stop(None).unwrap();
+    coord.join(&threads, GRACE).unwrap();
+
+    let x = constant(&g, 1i32).unwrap();
+    let e = Batch::new(std::slice::from_ref(&x), 2)
+        .build_dict()
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    let e = Batch::from_dict(&[("a", x.clone()), ("a", x)], 2)
+        .build_dict()
+        .unwrap_err();
+    assert!(e.message().contains("'a' appears twice"), "{e}");
+}
