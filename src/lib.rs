@@ -69,8 +69,9 @@ pub mod prelude {
     pub use weir_ops::init_ops::Initializer;
     pub use weir_ops::io::example::{Example, Feature, SequenceExample};
     pub use weir_ops::io::{
-        tf_record_iterator, Compression, FixedLengthRecordReader, IdentityReader, Reader,
-        TextLineReader, TfRecordOptions, TfRecordReader, TfRecordWriter, WholeFileReader,
+        read_file, tf_record_iterator, write_file, Compression, FixedLengthRecordReader,
+        IdentityReader, Reader, TextLineReader, TfRecordOptions, TfRecordReader, TfRecordWriter,
+        WholeFileReader,
     };
     pub use weir_ops::math::{
         abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, cos, cumsum, div, divide,

@@ -4,6 +4,7 @@
 
 pub mod crc;
 pub mod example;
+mod file_ops;
 mod input;
 pub mod json;
 mod options;
@@ -11,6 +12,7 @@ mod prefetch;
 pub mod readers;
 pub mod tfrecord;
 
+pub use file_ops::{read_file, write_file};
 pub use input::open_error;
 pub use options::{Compression, FlushMode, TfRecordOptions};
 pub use readers::{
@@ -24,4 +26,5 @@ pub use tfrecord::{
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     readers::register();
+    file_ops::register();
 }
