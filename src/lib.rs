@@ -111,8 +111,8 @@ pub mod prelude {
         maybe_batch, maybe_shuffle_batch, piecewise_constant, range_input_producer, shuffle_batch,
         shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer,
         variable_scope, AdagradOptimizer, AdamOptimizer, Batch, BatchJoin, CoordThread,
-        Coordinator, GetVariable, GradientDescentOptimizer, InputProducer, MomentumOptimizer,
-        Optimizer, QueueRunner, RMSPropOptimizer, RangeInputProducer, Saver, ShuffleBatch,
-        ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
+        Coordinator, GetVariable, GradientDescentOptimizer, InputProducer, LooperThread,
+        MomentumOptimizer, Optimizer, QueueRunner, RMSPropOptimizer, RangeInputProducer, Saver,
+        ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
 }

@@ -9,6 +9,7 @@ mod global_step;
 pub mod gradients;
 mod input_producer;
 mod learning_rate;
+mod looper_thread;
 pub mod optimizers;
 mod queue_runner;
 pub mod saver;
@@ -28,6 +29,7 @@ pub use input_producer::{
     StringInputProducer,
 };
 pub use learning_rate::{exponential_decay, exponential_decay_tensor, piecewise_constant};
+pub use looper_thread::LooperThread;
 pub use optimizers::{
     AdagradOptimizer, AdamOptimizer, GradAndVar, GradientDescentOptimizer, LearningRate,
     MomentumOptimizer, Optimizer, OptimizerBase, RMSPropOptimizer,
