@@ -6,8 +6,9 @@
 use weir_graph::{DType, Graph, Output, Shape, SparseTensor, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::sparse::{
-    sparse_concat, sparse_reshape, sparse_reshape_tensor, sparse_tensor_to_dense, sparse_to_dense,
-    SparseOutput, SparseToDense,
+    add_many_sparse_to_tensors_map, add_sparse_to_tensors_map, sparse_concat, sparse_reshape,
+    sparse_reshape_tensor, sparse_tensor_to_dense, sparse_to_dense,
+    take_many_sparse_from_tensors_map, SparseOutput, SparseToDense,
 };
 use weir_ops::string::string_split;
 use weir_session::{RunArgs, Session};
@@ -363,4 +364,75 @@ fn sparse_output_checks_its_parts() {
     assert!(SparseOutput::new(shape.clone(), vals.clone(), shape.clone()).is_err());
     let other = Graph::new();
     assert!(SparseOutput::new(idx, constant(&other, vec![1.0f32]).unwrap(), shape).is_err());
+}
+
+/// A minibatch stored row by row (AddManySparseToTensorsMap) comes back whole, rows in the
+/// order of the handles; taking a handle twice, or from another map, is an error.
+#[test]
+fn a_sparse_tensors_map_gives_back_what_it_was_given() {
+    let g = Graph::new();
+    // Rows 0 and 2 hold values; row 1 is empty; the minibatch is [3, 4] strings.
+    let sp = sparse(
+        &g,
+        &[[0, 1], [0, 3], [2, 0]],
+        Tensor::from(vec!["a", "b", "c"]),
+        [3, 4],
+    );
+    let handles = add_many_sparse_to_tensors_map(&sp, Some("m")).unwrap();
+    let fed = placeholder(&g, DType::I64, Shape::new(vec![None])).unwrap();
+    let back = take_many_sparse_from_tensors_map(&fed, DType::String, "m").unwrap();
+    let sess = Session::new(&g).unwrap();
+    let h = sess.run(&RunArgs::new().fetch(&handles)).unwrap().remove(0);
+    assert_eq!(h.shape(), &[3]);
+    // Rows 2 and 0, in that order: row 2 becomes row 0 of the new batch.
+    let hv = h.to_vec::<i64>().unwrap();
+    let pick = Tensor::from(vec![hv[2], hv[0]]);
+    let out = sess
+        .run(
+            &RunArgs::new()
+                .feed(&fed, pick.clone())
+                .fetch(&back.indices)
+                .fetch(&back.values)
+                .fetch(&back.dense_shape),
+        )
+        .unwrap();
+    assert_eq!(out[0].to_vec::<i64>().unwrap(), vec![0, 0, 1, 1, 1, 3]);
+    assert_eq!(out[1].to_strings().unwrap(), vec!["c", "a", "b"]);
+    assert_eq!(out[2].to_vec::<i64>().unwrap(), vec![2, 4]);
+    // Taken entries are gone.
+    let e = sess
+        .run(&RunArgs::new().feed(&fed, pick).fetch(&back.values))
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        format!("Unable to find SparseTensor: {} in map: m", hv[2])
+    );
+    // The empty row comes back as a batch of one with no values.
+    let out = sess
+        .run(
+            &RunArgs::new()
+                .feed(&fed, Tensor::from(vec![hv[1]]))
+                .fetch(&back.indices)
+                .fetch(&back.dense_shape),
+        )
+        .unwrap();
+    assert_eq!(out[0].shape(), &[0, 2]);
+    assert_eq!(out[1].to_vec::<i64>().unwrap(), vec![1, 4]);
+
+    // One whole sparse tensor per handle, and the dtype must be the one asked for.
+    let one = add_sparse_to_tensors_map(&sp, Some("one")).unwrap();
+    let as_i64 = take_many_sparse_from_tensors_map(&fed, DType::I64, "one").unwrap();
+    let h = sess.run(&RunArgs::new().fetch(&one)).unwrap().remove(0);
+    assert_eq!(h.shape(), &[] as &[usize]);
+    let e = sess
+        .run(
+            &RunArgs::new()
+                .feed(&fed, Tensor::from(vec![h.to_scalar::<i64>().unwrap()]))
+                .fetch(&as_i64.values),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        "Requested SparseTensor of type int64 but SparseTensor[0].values.dtype() == string"
+    );
 }

@@ -6,8 +6,14 @@ use std::collections::BTreeMap;
 
 use weir_graph::{DType, Error, Output, Result, Shape};
 use weir_ops::data_flow::{input_ops, FifoQueue, PaddingFifoQueue, Queue, RandomShuffleQueue};
+use weir_ops::sparse::SparseOutput;
 
 use crate::queue_runner::{add_queue_runner, QueueRunner};
+
+mod stored;
+
+pub use stored::Batched;
+use stored::{build_all, build_dict, dict_spec};
 
 /// Everything one batcher call needs.
 struct Spec {
@@ -28,6 +34,8 @@ struct Spec {
     shuffle: Option<(i64, Option<i64>)>,
     /// The keys of tensors given as a dictionary, sorted as the tensors of `lists[0]` are.
     keys: Option<Vec<String>>,
+    /// SparseTensors batched beside the dense tensors ([`build_all`]).
+    sparse: Vec<SparseOutput>,
 }
 
 fn dtype_list(ts: &[Output]) -> String {
@@ -76,40 +84,13 @@ fn infer_shapes(lists: &[Vec<Output>], enqueue_many: bool) -> Result<Vec<Shape>>
     Ok(shapes)
 }
 
-/// A spec whose tensors come as a dictionary: TensorFlow's `_as_tensor_list` orders them by
-/// key, and `build_dict` gives the batches back under the same keys.
-fn dict_spec(what: &'static str, tensors: &[(&str, Output)], batch_size: usize) -> Spec {
-    let mut sorted: Vec<(&str, Output)> = tensors.to_vec();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
-    let mut s = spec(
-        what,
-        vec![sorted.iter().map(|(_, t)| t.clone()).collect()],
-        false,
-        batch_size,
-    );
-    s.keys = Some(sorted.iter().map(|(k, _)| k.to_string()).collect());
-    s
-}
-
-/// Builds a batcher whose tensors came as a dictionary; the batches keyed the same way.
-fn build_dict(spec: Spec) -> Result<BTreeMap<String, Output>> {
-    let keys = spec.keys.clone().ok_or_else(|| {
-        Error::invalid_argument(format!(
-            "{}: build_dict needs the tensors given as a dictionary (from_dict)",
-            spec.what
-        ))
-    })?;
-    if let Some(k) = keys.windows(2).find(|w| w[0] == w[1]) {
+fn build(spec: Spec) -> Result<Vec<Output>> {
+    if !spec.sparse.is_empty() {
         return Err(Error::invalid_argument(format!(
-            "{}: the key '{}' appears twice in the dictionary of tensors",
-            spec.what, k[0]
+            "{}() has SparseTensor inputs: build it with build_all, which returns them",
+            spec.what
         )));
     }
-    let outs = build(spec)?;
-    Ok(keys.into_iter().zip(outs).collect())
-}
-
-fn build(spec: Spec) -> Result<Vec<Output>> {
     let first = spec
         .lists
         .first()
@@ -323,7 +304,27 @@ fn spec(what: &'static str, lists: Vec<Vec<Output>>, join: bool, batch_size: usi
         keep_input: None,
         shuffle: None,
         keys: None,
+        sparse: Vec::new(),
     }
+}
+
+macro_rules! sparse_setters {
+    ($t:ty) => {
+        impl $t {
+            /// SparseTensors to batch beside the dense tensors (TensorFlow's batchers take
+            /// both); [`build_all`](Self::build_all) returns their batches. With
+            /// `enqueue_many`, dimension 0 of each is the minibatch, as for the dense ones.
+            pub fn sparse(mut self, tensors: &[SparseOutput]) -> Self {
+                self.s.sparse.extend_from_slice(tensors);
+                self
+            }
+
+            /// Builds the batcher and returns the dense batches and the sparse batches.
+            pub fn build_all(self) -> Result<Batched> {
+                build_all(self.s)
+            }
+        }
+    };
 }
 
 /// `tf.train.batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False,
@@ -345,6 +346,7 @@ pub struct Batch {
     s: Spec,
 }
 common_setters!(Batch);
+sparse_setters!(Batch);
 
 impl Batch {
     /// Batches of `batch_size` examples of `tensors`.
@@ -452,6 +454,7 @@ pub struct ShuffleBatch {
     s: Spec,
 }
 common_setters!(ShuffleBatch);
+sparse_setters!(ShuffleBatch);
 
 impl ShuffleBatch {
     /// Shuffled batches of `batch_size` examples of `tensors`.

@@ -18,8 +18,8 @@ mod variable_scope;
 
 pub use batching::{
     batch, batch_join, maybe_batch, maybe_batch_join, maybe_shuffle_batch,
-    maybe_shuffle_batch_join, shuffle_batch, shuffle_batch_join, Batch, BatchJoin, ShuffleBatch,
-    ShuffleBatchJoin,
+    maybe_shuffle_batch_join, shuffle_batch, shuffle_batch_join, Batch, BatchJoin, Batched,
+    ShuffleBatch, ShuffleBatchJoin,
 };
 pub use coordinator::{CoordThread, Coordinator};
 pub use global_step::{get_global_step, get_or_create_global_step};

@@ -623,3 +623,149 @@ fn batching_a_dictionary_gives_a_dictionary() {
         .unwrap_err();
     assert!(e.message().contains("'a' appears twice"), "{e}");
 }
+
+/// A VarLenFeature batched with a dense one (TF_SEMANTICS §6.2): the SparseTensor rides the
+/// queue as a SparseTensorsMap handle and comes out with the batch row prefixed to its
+/// indices and a dense shape of [batch, longest].
+#[test]
+fn sparse_tensors_batch_through_a_sparse_tensors_map() {
+    use weir_ops::io::example::Example;
+    use weir_ops::parsing::{parse_single_example, Features, FixedLenFeature, VarLenFeature};
+    use weir_ops::sparse::SparseOutput;
+
+    let g = Graph::new();
+    // Example k has label k and k values 10k, 10k+1, ...
+    let records: Vec<weir_graph::Bytes> = (0..6i64)
+        .map(|k| {
+            Example::builder()
+                .int64("label", [k])
+                .int64("v", (0..k).map(|j| 10 * k + j).collect::<Vec<_>>())
+                .build()
+                .to_bytes()
+        })
+        .collect();
+    let q = InputProducer::new(constant(&g, Tensor::from(records)).unwrap())
+        .shuffle(false)
+        .num_epochs(1)
+        .build()
+        .unwrap();
+    let ser = q.dequeue().unwrap().remove(0);
+    let features = Features::new()
+        .add("label", FixedLenFeature::new(&[], DType::I64))
+        .add("v", VarLenFeature::new(DType::I64));
+    let parsed = parse_single_example(&ser, &features).unwrap();
+    let v: SparseOutput = parsed.sparse("v").unwrap().into();
+    let b = Batch::new(&[parsed.dense("label").unwrap()], 3)
+        .sparse(std::slice::from_ref(&v))
+        .build_all()
+        .unwrap();
+    assert_eq!(b.dense.len(), 1);
+    assert_eq!(b.sparse.len(), 1);
+    assert!(Batch::new(&[parsed.dense("label").unwrap()], 3)
+        .sparse(&[v])
+        .build()
+        .is_err());
+    let sess = Session::new(&g).unwrap();
+    init_local(&g, &sess);
+    let coord = Coordinator::new();
+    let threads = start_queue_runners(&sess, &coord).unwrap();
+    let sp = &b.sparse[0];
+    let mut outs = Vec::new();
+    for _ in 0..2 {
+        let t = fetch(
+            &sess,
+            &[
+                b.dense[0].clone(),
+                sp.indices.clone(),
+                sp.values.clone(),
+                sp.dense_shape.clone(),
+            ],
+        )
+        .unwrap();
+        outs.push(t);
+    }
+    // Labels 0, 1, 2: 0 + 1 + 2 values, the longest 2.
+    let t = &outs[0];
+    assert_eq!(t[0].to_vec::<i64>().unwrap(), vec![0, 1, 2]);
+    assert_eq!(t[1].shape(), &[3, 2]);
+    assert_eq!(t[1].to_vec::<i64>().unwrap(), vec![1, 0, 2, 0, 2, 1]);
+    assert_eq!(t[2].to_vec::<i64>().unwrap(), vec![10, 20, 21]);
+    assert_eq!(t[3].to_vec::<i64>().unwrap(), vec![3, 2]);
+    // Labels 3, 4, 5: 12 values, the longest 5.
+    let t = &outs[1];
+    assert_eq!(t[0].to_vec::<i64>().unwrap(), vec![3, 4, 5]);
+    assert_eq!(t[3].to_vec::<i64>().unwrap(), vec![3, 5]);
+    let values = t[2].to_vec::<i64>().unwrap();
+    assert_eq!(values.len(), 12);
+    assert_eq!(&values[..3], &[30, 31, 32]);
+    assert_eq!(&values[7..], &[50, 51, 52, 53, 54]);
+    let rows: Vec<i64> = t[1]
+        .to_vec::<i64>()
+        .unwrap()
+        .chunks(2)
+        .map(|c| c[0])
+        .collect();
+    assert_eq!(rows, [0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
+    let e = fetch(&sess, &[b.dense[0].clone()]).unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange);
+    coord.request_stop(None).unwrap();
+    coord.join(&threads, GRACE).unwrap();
+}
+
+/// With enqueue_many, a sparse minibatch is stored a row at a time and batched back.
+#[test]
+fn a_sparse_minibatch_batches_row_by_row_with_enqueue_many() {
+    use weir_ops::sparse::SparseOutput;
+
+    let g = Graph::new();
+    let i64s =
+        |shape: &[usize], v: Vec<i64>| constant(&g, Tensor::from_vec(shape, v).unwrap()).unwrap();
+    // Rows: 0 -> {1: 7}, 1 -> {0: 8, 2: 9}; labels 100, 101.
+    let sp = SparseOutput::new(
+        i64s(&[3, 2], vec![0, 1, 1, 0, 1, 2]),
+        constant(&g, vec![7.0f32, 8.0, 9.0]).unwrap(),
+        i64s(&[2], vec![2, 3]),
+    )
+    .unwrap();
+    let labels = constant(&g, vec![100i32, 101]).unwrap();
+    let b = ShuffleBatch::new(&[labels], 4, 20, 4)
+        .enqueue_many(true)
+        .seed(5)
+        .sparse(&[sp])
+        .build_all()
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    let coord = Coordinator::new();
+    let threads = start_queue_runners(&sess, &coord).unwrap();
+    let s = &b.sparse[0];
+    let t = fetch(
+        &sess,
+        &[
+            b.dense[0].clone(),
+            s.indices.clone(),
+            s.values.clone(),
+            s.dense_shape.clone(),
+        ],
+    )
+    .unwrap();
+    assert_eq!(t[3].to_vec::<i64>().unwrap(), vec![4, 3]);
+    let labels = t[0].to_vec::<i32>().unwrap();
+    let (idx, vals) = (t[1].to_vec::<i64>().unwrap(), t[2].to_vec::<f32>().unwrap());
+    // Each batch row holds the values of the example its label names.
+    for (row, label) in labels.iter().enumerate() {
+        let mine: Vec<(i64, f32)> = idx
+            .chunks(2)
+            .zip(&vals)
+            .filter(|(at, _)| at[0] == row as i64)
+            .map(|(at, &v)| (at[1], v))
+            .collect();
+        let want = if *label == 100 {
+            vec![(1, 7.0)]
+        } else {
+            vec![(0, 8.0), (2, 9.0)]
+        };
+        assert_eq!(mine, want, "row {row}, label {label}");
+    }
+    coord.request_stop(None).unwrap();
+    coord.join(&threads, GRACE).unwrap();
+}

@@ -234,6 +234,17 @@ pub struct SparseFeatureOutput {
     pub dense_shape: Output,
 }
 
+impl From<SparseFeatureOutput> for crate::sparse::SparseOutput {
+    /// The same three outputs as the sparse tensor the sparse ops and batchers take.
+    fn from(s: SparseFeatureOutput) -> crate::sparse::SparseOutput {
+        crate::sparse::SparseOutput {
+            indices: s.indices,
+            values: s.values,
+            dense_shape: s.dense_shape,
+        }
+    }
+}
+
 /// One parsed feature: a dense tensor or a sparse one.
 #[derive(Clone, Debug)]
 pub enum ParsedFeature {

@@ -24,10 +24,14 @@
 
 mod concat;
 mod reshape;
+mod tensors_map;
 mod to_dense;
 
 pub use concat::sparse_concat;
 pub use reshape::{sparse_reshape, sparse_reshape_tensor};
+pub use tensors_map::{
+    add_many_sparse_to_tensors_map, add_sparse_to_tensors_map, take_many_sparse_from_tensors_map,
+};
 pub use to_dense::{sparse_tensor_to_dense, sparse_to_dense, SparseToDense};
 
 use weir_graph::{DType, Error, Graph, Operation, Output, Result};
@@ -36,6 +40,7 @@ use weir_graph::{DType, Error, Graph, Operation, Output, Result};
 pub(crate) fn register_all_ops() {
     concat::register();
     reshape::register();
+    tensors_map::register();
     to_dense::register();
 }
 
