@@ -16,11 +16,13 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
+mod callable;
 mod executor;
 mod fusion;
 mod plan;
 mod run_args;
 mod session;
 
+pub use callable::Callable;
 pub use run_args::RunArgs;
 pub use session::{Session, SessionHandle, SessionOptions};
