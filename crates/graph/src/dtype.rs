@@ -32,22 +32,9 @@ pub enum DType {
 }
 
 impl DType {
-    /// Every dtype a tensor of data can have (all but `Resource`).
-    pub const ALL_DATA: &'static [DType] = &[
-        DType::F32,
-        DType::F64,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::U8,
-        DType::U16,
-        DType::Bool,
-        DType::String,
-    ];
-    /// Every dtype, `Resource` included: the types of ops that only move elements around
-    /// (`Pack`, `GatherV2`), which TensorFlow also lets stack and pick resource handles
-    /// (`QueueBase.from_list`).
+    /// Every dtype, `Resource` last: the types of ops that only move elements around
+    /// (`Identity`, `Pack`, `GatherV2`), which TensorFlow also lets pass, stack and pick
+    /// resource handles (`QueueBase.from_list`).
     pub const ALL: &'static [DType] = &[
         DType::F32,
         DType::F64,
@@ -61,6 +48,8 @@ impl DType {
         DType::String,
         DType::Resource,
     ];
+    /// Every dtype a tensor of data can have (all but `Resource`).
+    pub const ALL_DATA: &'static [DType] = DType::ALL.split_at(DType::ALL.len() - 1).0;
     /// The real number types (TensorFlow's `realnumbertypes`).
     pub const REAL_NUMBER: &'static [DType] = &[
         DType::F32,
@@ -153,5 +142,18 @@ impl DType {
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DType;
+
+    #[test]
+    fn every_dtype_is_the_data_dtypes_and_resource() {
+        assert_eq!(DType::ALL_DATA.len() + 1, DType::ALL.len());
+        assert!(!DType::ALL_DATA.contains(&DType::Resource));
+        assert_eq!(DType::ALL.last(), Some(&DType::Resource));
+        assert!(DType::ALL_DATA.iter().all(|d| DType::ALL.contains(d)));
     }
 }

@@ -182,6 +182,14 @@ impl OpDef {
         self
     }
 
+    /// Adds the `container` and `shared_name` string attrs (both empty by default) of an op
+    /// that makes or reaches a session resource by name.
+    pub fn resource_name_attrs(self) -> OpDef {
+        let empty = || Some(AttrValue::Str(String::new()));
+        self.attr("container", AttrKind::Str, empty())
+            .attr("shared_name", AttrKind::Str, empty())
+    }
+
     /// Marks the op stateful.
     pub fn stateful(mut self) -> OpDef {
         self.is_stateful = true;

@@ -56,7 +56,7 @@ pub(super) fn register() {
         OpDef::new("Identity")
             .input("input", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", &ALL)
+            .type_attr("T", DType::ALL)
             .shape_fn(identity_shape),
     );
     register_kernel("Identity", make);
@@ -69,17 +69,3 @@ pub(super) fn register() {
     );
     register_kernel("IdentityN", make);
 }
-
-const ALL: [DType; 11] = [
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::Bool,
-    DType::String,
-    DType::Resource,
-];

@@ -71,16 +71,7 @@ fn queue_def(name: &str) -> OpDef {
             Some(AttrValue::Shapes(Vec::new())),
         )
         .attr("capacity", AttrKind::Int, Some(AttrValue::Int(-1)))
-        .attr(
-            "container",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
-        .attr(
-            "shared_name",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
+        .resource_name_attrs()
         .stateful()
         .shape_fn(scalar)
 }

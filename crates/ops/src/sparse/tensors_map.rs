@@ -10,8 +10,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Resource, Result, Shape, Tensor,
+    format_dims, ArgType, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Output,
+    Resource, Result, Shape, Tensor,
 };
 
 use super::SparseOutput;
@@ -363,16 +363,7 @@ fn add_def(
         .input("sparse_shape", ArgType::Fixed(DType::I64))
         .output(output, ArgType::Fixed(DType::I64))
         .type_attr("T", DType::ALL_DATA)
-        .attr(
-            "container",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
-        .attr(
-            "shared_name",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
+        .resource_name_attrs()
         .stateful()
         .shape_fn(shape)
 }
@@ -407,16 +398,7 @@ pub(super) fn register() {
             .output("sparse_values", ArgType::Attr("dtype"))
             .output("sparse_shape", ArgType::Fixed(DType::I64))
             .type_attr("dtype", DType::ALL_DATA)
-            .attr(
-                "container",
-                AttrKind::Str,
-                Some(AttrValue::Str(String::new())),
-            )
-            .attr(
-                "shared_name",
-                AttrKind::Str,
-                Some(AttrValue::Str(String::new())),
-            )
+            .resource_name_attrs()
             .stateful()
             .shape_fn(take_shape),
     );

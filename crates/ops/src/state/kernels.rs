@@ -369,16 +369,7 @@ pub(super) fn register() {
                 Some(AttrValue::Shape(Shape::unknown())),
             )
             .type_attr("dtype", DType::ALL_DATA)
-            .attr(
-                "container",
-                AttrKind::Str,
-                Some(AttrValue::Str(String::new())),
-            )
-            .attr(
-                "shared_name",
-                AttrKind::Str,
-                Some(AttrValue::Str(String::new())),
-            )
+            .resource_name_attrs()
             .stateful()
             .shape_fn(scalar_out),
     );

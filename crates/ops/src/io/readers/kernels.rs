@@ -224,16 +224,7 @@ fn vector_outputs(ctx: &mut InferenceContext<'_>) -> Result<()> {
 fn reader_def(name: &str) -> OpDef {
     OpDef::new(name)
         .output("reader_handle", ArgType::Fixed(DType::Resource))
-        .attr(
-            "container",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
-        .attr(
-            "shared_name",
-            AttrKind::Str,
-            Some(AttrValue::Str(String::new())),
-        )
+        .resource_name_attrs()
         .stateful()
         .shape_fn(scalar_outputs)
 }
