@@ -72,7 +72,7 @@ fn feeds_of_wrong_dtype_or_shape_are_invalid_argument() -> Result<()> {
     assert!(e.is_invalid_argument());
     assert_eq!(
         e.message(),
-        "Cannot feed value of shape [1,3] for Tensor p:0, which has shape [?,2]"
+        "Cannot feed value of shape (1, 3) for Tensor p:0, which has shape (None, 2)"
     );
     let e = sess
         .run(

@@ -90,6 +90,16 @@ impl DType {
         }
     }
 
+    /// The name Python gives the dtype (`tf.float32.name`): `float32`, `float64`, `int32`, ...,
+    /// as TensorFlow's Python-side errors print it.
+    pub fn python_name(self) -> &'static str {
+        match self {
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            other => other.name(),
+        }
+    }
+
     /// The dtype for a TensorFlow or numpy name (`"float32"`, `"float"`, `"int64"`, ...).
     pub fn from_name(name: &str) -> Result<DType> {
         Ok(match name {

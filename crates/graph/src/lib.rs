@@ -33,5 +33,5 @@ pub use node::{Node, Operation, Output};
 pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, ShapeFn};
 pub use overload::{scalar_of, ScalarOperand};
 pub use resource::{AsAny, QueueResource, Resource, ResourceHandle, ResourceManager};
-pub use shape::{format_dims, Dim, Shape};
+pub use shape::{format_dims, format_dims_python, Dim, Shape};
 pub use tensor::{SparseTensor, Tensor, TensorType};

@@ -200,6 +200,52 @@ impl From<Vec<Dim>> for Shape {
     }
 }
 
+impl Shape {
+    /// `str(tf.TensorShape)` in Python, as TensorFlow's Python-side errors print a static shape:
+    /// `(None, 2)`, `(2,)`, `()`, or `<unknown>`.
+    pub fn python_str(&self) -> String {
+        match self.dims() {
+            None => "<unknown>".to_string(),
+            Some(dims) => python_tuple(dims.iter().map(|d| match d {
+                Some(n) => n.to_string(),
+                None => "None".to_string(),
+            })),
+        }
+    }
+
+    /// `repr(tf.TensorShape)` in TensorFlow 1.x's Python:
+    /// `TensorShape([Dimension(None), Dimension(2)])`, `TensorShape(None)` for an unknown rank.
+    pub fn python_repr(&self) -> String {
+        match self.dims() {
+            None => "TensorShape(None)".to_string(),
+            Some(dims) => {
+                let dims: Vec<String> = dims
+                    .iter()
+                    .map(|d| match d {
+                        Some(n) => format!("Dimension({n})"),
+                        None => "Dimension(None)".to_string(),
+                    })
+                    .collect();
+                format!("TensorShape([{}])", dims.join(", "))
+            }
+        }
+    }
+}
+
+/// A run-time shape as a Python tuple, as TensorFlow's Python-side errors print a numpy shape:
+/// `(1, 3)`, `(2,)`, `()`.
+pub fn format_dims_python(dims: &[usize]) -> String {
+    python_tuple(dims.iter().map(|d| d.to_string()))
+}
+
+fn python_tuple(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    match items.len() {
+        1 => format!("({},)", items[0]),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
 /// Formats a run-time shape the way TensorFlow's messages do: `[2,3]`.
 pub fn format_dims(dims: &[usize]) -> String {
     let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
@@ -209,6 +255,20 @@ pub fn format_dims(dims: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python_forms_match_tensorflows() {
+        assert_eq!(Shape::new(vec![None, Some(2)]).python_str(), "(None, 2)");
+        assert_eq!(Shape::known(&[2]).python_str(), "(2,)");
+        assert_eq!(Shape::scalar().python_str(), "()");
+        assert_eq!(Shape::unknown().python_str(), "<unknown>");
+        assert_eq!(format_dims_python(&[1, 3]), "(1, 3)");
+        assert_eq!(
+            Shape::new(vec![None]).python_repr(),
+            "TensorShape([Dimension(None)])"
+        );
+        assert_eq!(Shape::unknown().python_repr(), "TensorShape(None)");
+    }
 
     #[test]
     fn display_marks_unknown_dims() {

@@ -525,3 +525,44 @@ fn from_list_picks_the_queue_at_run_time() {
         "A list of queues expected",
     );
 }
+
+/// Python-side and kernel errors in TensorFlow's words (TF_SEMANTICS §2.1, §2.4, §2.5): a static
+/// shape mismatch prints Python shapes, a PaddingFIFOQueue needs its shapes, and a
+/// PriorityQueue checks its priority before the component shapes.
+#[test]
+fn queue_errors_in_tensorflows_words() {
+    weir_ops::register_all_ops();
+    let g = Graph::new();
+    let q = FifoQueue::new(10, &[DType::I32])
+        .shapes(&[Shape::scalar()])
+        .build(&g)
+        .unwrap();
+    expect_err(
+        q.enqueue(&[constant(&g, vec![1i32, 2]).unwrap()]),
+        Code::InvalidArgument,
+        "Shapes (2,) and () are incompatible",
+    );
+    expect_err(
+        PaddingFifoQueue::new(5, &[DType::I32], &[]).build(&g),
+        Code::InvalidArgument,
+        "When providing partial shapes, a list of shapes must be provided.",
+    );
+    let pq = PriorityQueue::new(5, &[DType::I32], &[Shape::scalar()])
+        .build(&g)
+        .unwrap();
+    let p = placeholder(&g, DType::I64, Shape::unknown()).unwrap();
+    let enq = pq
+        .enqueue(&[p.clone(), constant(&g, 1i32).unwrap()])
+        .unwrap();
+    let s = Session::new(&g).unwrap();
+    expect_err(
+        s.run(
+            &RunArgs::new()
+                .feed(&p, Tensor::from(vec![1i64, 2]))
+                .target(&enq)
+                .timeout(Duration::from_secs(10)),
+        ),
+        Code::InvalidArgument,
+        "Expected the priority element to be a scalar, but received shape: [2]",
+    );
+}

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use weir_graph::{
-    format_dims, CancellationToken, Error, Graph, Kernel, Node, Operation, Output, ResourceManager,
-    Result, Tensor,
+    format_dims_python, CancellationToken, Error, Graph, Kernel, Node, Operation, Output,
+    ResourceManager, Result, Tensor,
 };
 
 use crate::executor::{run_parallel, run_sequential, RunEnv, Scratch};
@@ -217,9 +217,9 @@ impl SessionHandle {
             if !check.shape.is_compatible_with_dims(value.shape()) {
                 return Err(Error::invalid_argument(format!(
                     "Cannot feed value of shape {} for Tensor {}, which has shape {}",
-                    format_dims(value.shape()),
+                    format_dims_python(value.shape()),
                     check.name,
-                    check.shape
+                    check.shape.python_str()
                 )));
             }
             if let Some(s) = plan.feed_slots[i] {

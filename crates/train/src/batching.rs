@@ -40,7 +40,7 @@ struct Spec {
 
 fn dtype_list(ts: &[Output]) -> String {
     ts.iter()
-        .map(|t| t.dtype().name())
+        .map(|t| t.dtype().python_name())
         .collect::<Vec<_>>()
         .join(", ")
 }

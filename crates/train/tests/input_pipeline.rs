@@ -465,7 +465,7 @@ fn dynamic_pad_and_shape_errors() {
     let e = batch_join(&[vec![x.clone()], vec![y]], 2).unwrap_err();
     assert_eq!(
         e.message(),
-        "Expected types to be consistent: float vs. int32."
+        "Expected types to be consistent: float32 vs. int32."
     );
     assert_eq!(
         limit_epochs(&x, Some(0), None).unwrap_err().message(),

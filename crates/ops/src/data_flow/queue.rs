@@ -240,14 +240,20 @@ impl SessionQueue {
     }
 
     fn validate(&self, tuple: &[Tensor]) -> Result<()> {
-        validate_tuple(tuple, &self.dtypes, &self.shapes)?;
-        if self.kind == QueueKind::Priority && tuple[0].rank() != 0 {
+        // A PriorityQueue checks its priority before the component shapes, as TensorFlow's
+        // does (its declared shape [] would otherwise report a plain shape mismatch).
+        let priority = tuple.first().filter(|p| {
+            self.kind == QueueKind::Priority
+                && tuple.len() == self.dtypes.len()
+                && p.dtype() == DType::I64
+        });
+        if let Some(p) = priority.filter(|p| p.rank() != 0) {
             return Err(Error::invalid_argument(format!(
                 "Expected the priority element to be a scalar, but received shape: {}",
-                weir_graph::format_dims(tuple[0].shape())
+                weir_graph::format_dims(p.shape())
             )));
         }
-        Ok(())
+        validate_tuple(tuple, &self.dtypes, &self.shapes)
     }
 
     /// `enqueue`: blocks while the queue is full; Cancelled "... is closed." once closed.

@@ -18,7 +18,7 @@ fn check_shapes(dtypes: &[DType], shapes: &Option<Vec<Shape>>, partial_ok: bool)
     let list = || {
         shapes
             .iter()
-            .map(python_shape_repr)
+            .map(Shape::python_repr)
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -35,24 +35,6 @@ fn check_shapes(dtypes: &[DType], shapes: &Option<Vec<Shape>>, partial_ok: bool)
         )));
     }
     Ok(())
-}
-
-/// `repr(TensorShape)` in TensorFlow 1.x's Python: `TensorShape([Dimension(None), Dimension(2)])`,
-/// `TensorShape(None)` for an unknown rank.
-fn python_shape_repr(s: &Shape) -> String {
-    match s.dims() {
-        None => "TensorShape(None)".to_string(),
-        Some(dims) => {
-            let dims: Vec<String> = dims
-                .iter()
-                .map(|d| match d {
-                    Some(n) => format!("Dimension({n})"),
-                    None => "Dimension(None)".to_string(),
-                })
-                .collect();
-            format!("TensorShape([{}])", dims.join(", "))
-        }
-    }
 }
 
 struct Common {
@@ -197,6 +179,11 @@ impl PaddingFifoQueue {
 
     /// Adds the `PaddingFIFOQueueV2` op.
     pub fn build(self, graph: &Graph) -> Result<Queue> {
+        if self.c.shapes.as_ref().is_none_or(Vec::is_empty) {
+            return Err(Error::invalid_argument(
+                "When providing partial shapes, a list of shapes must be provided.",
+            ));
+        }
         check_shapes(&self.c.dtypes, &self.c.shapes, true)?;
         self.c
             .build(graph, QueueKind::PaddingFifo, "padding_fifo_queue", &[])

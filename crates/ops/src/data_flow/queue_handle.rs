@@ -264,7 +264,9 @@ impl Queue {
             let want = self.shape_of(i);
             if !want.is_compatible_with(&shape) {
                 return Err(Error::invalid_argument(format!(
-                    "Shapes {shape} and {want} are incompatible"
+                    "Shapes {} and {} are incompatible",
+                    shape.python_str(),
+                    want.python_str()
                 )));
             }
         }
