@@ -3,69 +3,13 @@
 //! dimension-0 rules, op names and V2 op types, shared-queue compatibility, seeds, and shape
 //! errors in TensorFlow's words. Every blocking run has a timeout.
 
-use std::time::Duration;
-
 use weir::ops::data_flow::{FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue};
 use weir::prelude::*;
-use weir::session::SessionHandle;
 use weir::Code;
 
-const T: Duration = Duration::from_secs(10);
-const BLOCK: Duration = Duration::from_millis(200);
+mod tf_semantics;
 
-/// `'_12_q'` -> `'_N_q'`: the process-wide resource counter.
-fn norm(msg: &str) -> String {
-    let mut out = String::new();
-    let mut rest = msg;
-    while let Some(i) = rest.find("'_") {
-        out.push_str(&rest[..i + 2]);
-        let tail = &rest[i + 2..];
-        let digits = tail.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 && tail[digits..].starts_with('_') {
-            out.push_str("N_");
-            rest = &tail[digits + 1..];
-        } else {
-            rest = tail;
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn fetch(s: &SessionHandle, t: &Output) -> Result<Tensor> {
-    Ok(s.run(&RunArgs::new().fetch(t).timeout(T))?.remove(0))
-}
-
-fn fetch_blocking(s: &SessionHandle, t: &Output) -> Result<Tensor> {
-    Ok(s.run(&RunArgs::new().fetch(t).timeout(BLOCK))?.remove(0))
-}
-
-fn run(s: &SessionHandle, op: &Operation) -> Result<()> {
-    s.run(&RunArgs::new().target(op).timeout(T)).map(|_| ())
-}
-
-fn size(s: &SessionHandle, q: &Queue) -> i32 {
-    fetch(s, &q.size().unwrap())
-        .unwrap()
-        .to_scalar::<i32>()
-        .unwrap()
-}
-
-fn int_queue(g: &Graph, cap: i64) -> Queue {
-    FifoQueue::new(cap, &[DType::I32])
-        .shapes(&[Shape::scalar()])
-        .build(g)
-        .unwrap()
-}
-
-fn expect(r: Result<impl std::fmt::Debug>, code: Code, msg: &str) {
-    let e = r.expect_err("expected an error");
-    assert_eq!(
-        (e.code(), norm(e.message()).as_str()),
-        (code, msg),
-        "full error: {e}"
-    );
-}
+use tf_semantics::*;
 
 /// TF_SEMANTICS l.187: a wrong dtype at run time is InvalidArgument "Type mismatch in tuple
 /// component 0. Expected int32, got float" (or a signature mismatch).
@@ -456,5 +400,5 @@ fn s2_shuffle_queue_timeout_loses_held_elements() {
     assert!(fetch_blocking(&sess, &m)
         .unwrap_err()
         .is_deadline_exceeded());
-    assert_eq!(size(&sess, &q), 1);
+    assert_eq!(queue_size(&sess, &q), 1);
 }
