@@ -286,7 +286,7 @@ impl Queue {
     /// `queue.enqueue(vals, name=name)`.
     pub fn enqueue_with(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
         self.positional()?;
-        self.enqueue_checked(vals, name)
+        self.add_enqueue(vals, false, name)
     }
 
     /// `queue.enqueue({name: value, ...})` on a queue with names: every name exactly once.
@@ -301,13 +301,19 @@ impl Queue {
         name: Option<&str>,
     ) -> Result<Operation> {
         let vals = self.values_of_dict(vals)?;
-        self.enqueue_checked(&vals, name)
+        self.add_enqueue(&vals, false, name)
     }
 
-    fn enqueue_checked(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
-        self.check_values(vals, false)?;
-        let scope = self.scoped_op("enqueue", name);
-        crate::new_op(self.graph(), "QueueEnqueueV2")
+    /// Adds the enqueue op (`enqueue_many` when `many`) of checked values.
+    fn add_enqueue(&self, vals: &[Output], many: bool, name: Option<&str>) -> Result<Operation> {
+        self.check_values(vals, many)?;
+        let (suffix, op) = if many {
+            ("EnqueueMany", "QueueEnqueueManyV2")
+        } else {
+            ("enqueue", "QueueEnqueueV2")
+        };
+        let scope = self.scoped_op(suffix, name);
+        crate::new_op(self.graph(), op)
             .name(scope.prefix())
             .input(&self.handle)
             .inputs(vals)
@@ -323,7 +329,7 @@ impl Queue {
     /// `queue.enqueue_many(vals, name=name)`.
     pub fn enqueue_many_with(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
         self.positional()?;
-        self.enqueue_many_checked(vals, name)
+        self.add_enqueue(vals, true, name)
     }
 
     /// `queue.enqueue_many({name: batch, ...})` on a queue with names.
@@ -338,17 +344,7 @@ impl Queue {
         name: Option<&str>,
     ) -> Result<Operation> {
         let vals = self.values_of_dict(vals)?;
-        self.enqueue_many_checked(&vals, name)
-    }
-
-    fn enqueue_many_checked(&self, vals: &[Output], name: Option<&str>) -> Result<Operation> {
-        self.check_values(vals, true)?;
-        let scope = self.scoped_op("EnqueueMany", name);
-        crate::new_op(self.graph(), "QueueEnqueueManyV2")
-            .name(scope.prefix())
-            .input(&self.handle)
-            .inputs(vals)
-            .build()
+        self.add_enqueue(&vals, true, name)
     }
 
     /// `queue.dequeue()`: one element, one output per component (in the order of `names` for

@@ -47,6 +47,8 @@ pub(crate) struct Prefetcher {
     chunks: Option<Receiver<Msg>>,
     name: Arc<str>,
     spares: Option<SyncSender<Vec<u8>>>,
+    /// The size of a chunk buffer: larger buffers (joined long records) are not kept as spares.
+    spare_len: usize,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -121,6 +123,7 @@ impl Prefetcher {
                     chunks: Some(chunks),
                     name,
                     spares: Some(spares),
+                    spare_len: HEADROOM + chunk + align,
                     thread: Some(thread),
                 })
             }
@@ -146,8 +149,12 @@ impl Prefetcher {
         out
     }
 
-    /// Hands `buf` back for a later chunk; dropped if the thread has spares enough.
+    /// Hands `buf` back for a later chunk; dropped if the thread has spares enough, or if it
+    /// is larger than a chunk needs (a buffer grown for a long record would stay held).
     pub(crate) fn give_back(&self, buf: Vec<u8>) {
+        if buf.len() > self.spare_len {
+            return;
+        }
         if let Some(s) = &self.spares {
             match s.try_send(buf) {
                 Ok(()) | Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {}

@@ -4,7 +4,7 @@
 //! hold like any scalar; `TakeManySparseFromTensorsMap` takes a vector of handles back out as
 //! one sparse tensor with a new leading batch dimension.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -244,38 +244,44 @@ impl Kernel for TakeManyKernel {
         let map = self.map.map(ctx)?;
         let entries: Vec<Entry> = {
             let mut st = map.state.lock();
-            let missing = handles.iter().find(|h| !st.1.contains_key(h));
-            if let Some(h) = missing {
-                return Err(Error::invalid_argument(format!(
-                    "Unable to find SparseTensor: {h} in map: {}",
-                    map.name
-                )));
+            // Every handle is checked before any entry leaves the map, so a refused take loses
+            // nothing.
+            let mut seen = HashSet::with_capacity(handles.len());
+            let mut rank = None;
+            for (i, h) in handles.iter().enumerate() {
+                let e = st.1.get(h).ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "Unable to find SparseTensor: {h} in map: {}",
+                        map.name
+                    ))
+                })?;
+                if !seen.insert(*h) {
+                    return Err(Error::invalid_argument(format!(
+                        "SparseTensor handle {h} appears twice in sparse_handles"
+                    )));
+                }
+                if e.values.dtype() != self.dtype {
+                    return Err(Error::invalid_argument(format!(
+                        "Requested SparseTensor of type {} but SparseTensor[{i}].values.dtype() == {}",
+                        self.dtype,
+                        e.values.dtype()
+                    )));
+                }
+                let r = *rank.get_or_insert(e.shape.len());
+                if e.shape.len() != r {
+                    return Err(Error::invalid_argument(format!(
+                        "Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] was: {} but rank of SparseTensor[{i}] is: {}",
+                        r + 1,
+                        e.shape.len() + 1
+                    )));
+                }
             }
             handles.iter().filter_map(|h| st.1.remove(h)).collect()
         };
-        if entries.len() != handles.len() {
-            return Err(Error::invalid_argument(
-                "A SparseTensor handle appears twice in sparse_handles",
-            ));
-        }
         let rank = entries.first().map_or(0, |e| e.shape.len());
         let mut shape = vec![entries.len() as i64];
         shape.extend(std::iter::repeat_n(0i64, rank));
-        for (i, e) in entries.iter().enumerate() {
-            if e.values.dtype() != self.dtype {
-                return Err(Error::invalid_argument(format!(
-                    "Requested SparseTensor of type {} but SparseTensor[{i}].values.dtype() == {}",
-                    self.dtype,
-                    e.values.dtype()
-                )));
-            }
-            if e.shape.len() != rank {
-                return Err(Error::invalid_argument(format!(
-                    "Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] was: {} but rank of SparseTensor[{i}] is: {}",
-                    rank + 1,
-                    e.shape.len() + 1
-                )));
-            }
+        for e in &entries {
             for (d, &s) in e.shape.iter().enumerate() {
                 shape[d + 1] = shape[d + 1].max(s);
             }
