@@ -4,10 +4,11 @@
 //! file format. The optimizers and `Saver` of `weir-train` build on these.
 
 mod apply;
+mod apply_ops;
 pub mod checkpoint;
 mod learning_rate;
 
-pub use apply::{
+pub use apply_ops::{
     apply_adagrad, apply_adam, apply_centered_rms_prop, apply_gradient_descent, apply_momentum,
     apply_rms_prop, AdamScalars,
 };
@@ -16,7 +17,7 @@ pub use learning_rate::{exponential_decay_op, piecewise_constant_op};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
-    apply::register();
+    apply_ops::register();
     checkpoint::register();
     learning_rate::register();
 }
