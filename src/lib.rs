@@ -115,4 +115,9 @@ pub mod prelude {
         MomentumOptimizer, Optimizer, QueueRunner, RMSPropOptimizer, RangeInputProducer, Saver,
         ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
+    pub use weir_train::{
+        CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
+        MonitoredTrainingSession, NanTensorHook, Scaffold, SessionRunArgs, SessionRunContext,
+        SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook, SummarySaverHook,
+    };
 }

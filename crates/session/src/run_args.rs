@@ -117,6 +117,19 @@ impl RunArgs {
         self
     }
 
+    /// How many tensors these args fetch (the length of a run's result).
+    pub fn fetch_count(&self) -> usize {
+        self.fetches.len()
+    }
+
+    /// Whether these args feed `tensor`, given as an output or by its name.
+    pub fn feeds_tensor(&self, tensor: &Output) -> bool {
+        self.feeds.iter().any(|(r, _)| match r {
+            TensorRef::Output(o) => o == tensor,
+            TensorRef::Name(n) => *n == tensor.name(),
+        })
+    }
+
     pub(crate) fn cached_plan(&self, session: u64) -> Option<&Arc<Plan>> {
         match self.plan.0.get() {
             Some((id, p)) if *id == session => Some(p),

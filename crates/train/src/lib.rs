@@ -10,6 +10,7 @@ pub mod gradients;
 mod input_producer;
 mod learning_rate;
 mod looper_thread;
+mod monitored;
 pub mod optimizers;
 mod queue_runner;
 pub mod saver;
@@ -30,6 +31,12 @@ pub use input_producer::{
 };
 pub use learning_rate::{exponential_decay, exponential_decay_tensor, piecewise_constant};
 pub use looper_thread::LooperThread;
+pub use monitored::{
+    CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
+    MonitoredTrainingSession, NanTensorHook, Scaffold, SecondOrStepTimer, SessionRunArgs,
+    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+    SummarySaverHook,
+};
 pub use optimizers::{
     AdagradOptimizer, AdamOptimizer, GradAndVar, GradientDescentOptimizer, LearningRate,
     MomentumOptimizer, Optimizer, OptimizerBase, RMSPropOptimizer,
@@ -39,7 +46,7 @@ pub use queue_runner::{
     QueueRunnerBuilder,
 };
 pub use saver::{get_checkpoint_state, latest_checkpoint, CheckpointState, Saver};
-pub use summary::FileWriter;
+pub use summary::{FileWriter, SummaryWriterCache};
 pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,
     VariableScopeGuard,

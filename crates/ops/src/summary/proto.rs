@@ -62,6 +62,21 @@ pub struct Summary {
     pub value: Vec<SummaryValue>,
 }
 
+/// `tensorflow.SessionLog`: marks a (re)start of training, so TensorBoard can drop the events
+/// a crashed run wrote after its last checkpoint.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SessionLog {
+    /// `SessionStatus`: 0 unspecified, 1 START, 2 STOP, 3 CHECKPOINT.
+    #[prost(int32, tag = "1")]
+    pub status: i32,
+    /// The checkpoint written, for CHECKPOINT.
+    #[prost(string, tag = "2")]
+    pub checkpoint_path: String,
+    /// A free-form message.
+    #[prost(string, tag = "3")]
+    pub msg: String,
+}
+
 /// `tensorflow.Event`: one record of a TensorBoard event file.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Event {
@@ -72,7 +87,7 @@ pub struct Event {
     #[prost(int64, tag = "2")]
     pub step: i64,
     /// What the event holds.
-    #[prost(oneof = "event::What", tags = "3, 4, 5")]
+    #[prost(oneof = "event::What", tags = "3, 4, 5, 6")]
     pub what: Option<event::What>,
 }
 
@@ -90,5 +105,8 @@ pub mod event {
         /// A summary.
         #[prost(message, tag = "5")]
         Summary(super::Summary),
+        /// A session's start, stop or checkpoint.
+        #[prost(message, tag = "6")]
+        SessionLog(super::SessionLog),
     }
 }

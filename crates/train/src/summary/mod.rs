@@ -7,7 +7,22 @@ use parking_lot::Mutex;
 use prost::Message;
 use weir_graph::{Bytes, Error, Result, Tensor};
 use weir_ops::io::{RecordWriter, TfRecordOptions};
-use weir_ops::summary::proto::{event::What, Event, Summary};
+use weir_ops::summary::proto::{event::What, Event, SessionLog, Summary};
+
+mod cache;
+
+pub use cache::SummaryWriterCache;
+
+/// `SessionLog.SessionStatus`: what a session-log event marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// Training (re)started: TensorBoard drops the later-stepped events of an earlier run.
+    Start = 1,
+    /// Training stopped.
+    Stop = 2,
+    /// A checkpoint was written.
+    Checkpoint = 3,
+}
 
 /// `tf.summary.FileWriter(logdir)`: appends events to
 /// `logdir/events.out.tfevents.<seconds>.<host>`, a TFRecord file TensorBoard reads. The first
@@ -99,6 +114,25 @@ impl FileWriter {
                     tag: tag.to_string(),
                     value: Some(Value::SimpleValue(value)),
                 }],
+            })),
+        })
+    }
+
+    /// `add_session_log(SessionLog(status=...), step)`: records a session START, STOP or
+    /// CHECKPOINT (with the checkpoint's path) at `step`.
+    pub fn add_session_log(
+        &self,
+        status: SessionStatus,
+        checkpoint_path: &str,
+        step: i64,
+    ) -> Result<()> {
+        self.add_event(&Event {
+            wall_time: now(),
+            step,
+            what: Some(What::SessionLog(SessionLog {
+                status: status as i32,
+                checkpoint_path: checkpoint_path.to_string(),
+                msg: String::new(),
             })),
         })
     }

@@ -1,0 +1,471 @@
+//! The stock hooks of `tf.train` that act on the global step: `StopAtStepHook`,
+//! `CheckpointSaverHook`, `StepCounterHook` and `SummarySaverHook`, with TensorFlow's triggers
+//! (each reads the global step before a run, and once more when it is about to act, since the
+//! run may have moved it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use weir_graph::{Code, Error, Graph, Output, Result, Tensor};
+use weir_session::SessionHandle;
+
+use super::hook::{
+    SecondOrStepTimer, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+};
+use super::scaffold::Scaffold;
+use crate::summary::{FileWriter, SessionStatus, SummaryWriterCache};
+use crate::{get_global_step, Coordinator, Saver};
+
+/// The global step's value tensor, or TensorFlow's RuntimeError (Unknown here) naming `hook`.
+fn global_step_read(graph: &Graph, hook: &str) -> Result<Output> {
+    match get_global_step(graph)? {
+        Some(v) => Ok(v.value()),
+        None => Err(Error::new(
+            Code::Unknown,
+            format!("Global step should be created to use {hook}."),
+        )),
+    }
+}
+
+fn step_of(t: &Tensor) -> Result<i64> {
+    t.to_scalar::<i64>()
+}
+
+fn read_step(session: &SessionHandle, step: &Output) -> Result<i64> {
+    step_of(&session.eval(step)?)
+}
+
+fn not_begun(hook: &str) -> Error {
+    Error::failed_precondition(format!("{hook} was used before its begin() ran"))
+}
+
+/// `tf.train.StopAtStepHook(num_steps=None, last_step=None)`: requests a stop once the global
+/// step reaches `last_step`, or `num_steps` steps after the session was created.
+///
+/// ```
+/// # use weir_train::StopAtStepHook;
+/// let hook = StopAtStepHook::new(Some(1000), None)?;
+/// assert!(StopAtStepHook::new(None, None).is_err());
+/// # let _ = hook;
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub struct StopAtStepHook {
+    num_steps: Option<i64>,
+    last_step: Option<i64>,
+    global_step: Option<Output>,
+}
+
+impl StopAtStepHook {
+    /// Exactly one of `num_steps` and `last_step`, as TensorFlow requires.
+    pub fn new(num_steps: Option<i64>, last_step: Option<i64>) -> Result<StopAtStepHook> {
+        match (num_steps, last_step) {
+            (None, None) => Err(Error::invalid_argument(
+                "One of num_steps or last_step must be specified.",
+            )),
+            (Some(_), Some(_)) => Err(Error::invalid_argument(
+                "Only one of num_steps or last_step can be specified.",
+            )),
+            _ => Ok(StopAtStepHook {
+                num_steps,
+                last_step,
+                global_step: None,
+            }),
+        }
+    }
+}
+
+impl SessionRunHook for StopAtStepHook {
+    fn begin(&mut self, graph: &Graph) -> Result<()> {
+        self.global_step = Some(global_step_read(graph, "StopAtStepHook")?);
+        Ok(())
+    }
+
+    fn after_create_session(&mut self, session: &SessionHandle, _: &Coordinator) -> Result<()> {
+        if self.last_step.is_none() {
+            let step = self
+                .global_step
+                .as_ref()
+                .ok_or_else(|| not_begun("StopAtStepHook"))?;
+            self.last_step = Some(read_step(session, step)? + self.num_steps.unwrap_or(0));
+        }
+        Ok(())
+    }
+
+    fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
+        let step = self
+            .global_step
+            .as_ref()
+            .ok_or_else(|| not_begun("StopAtStepHook"))?;
+        Ok(SessionRunArgs::new().fetch(step))
+    }
+
+    fn after_run(
+        &mut self,
+        context: &mut SessionRunContext<'_>,
+        values: &SessionRunValues,
+    ) -> Result<()> {
+        let last = self.last_step.unwrap_or(i64::MAX);
+        // The fetched value is the step before the run's update, if it made one.
+        if step_of(&values.results[0])? + 1 >= last {
+            let step = self
+                .global_step
+                .as_ref()
+                .ok_or_else(|| not_begun("StopAtStepHook"))?;
+            if read_step(context.session(), step)? >= last {
+                context.request_stop();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a hook's saver comes from: given, the scaffold's, or one made in `begin`.
+enum SaverSource {
+    Given(Arc<Saver>),
+    Scaffold(Scaffold),
+    Default(Option<Arc<Saver>>),
+}
+
+/// `tf.train.CheckpointSaverHook(checkpoint_dir, save_secs, save_steps, saver, ...)`: saves
+/// `checkpoint_dir/model.ckpt-<global step>` when the session is created, then every
+/// `save_steps` steps or `save_secs` seconds, and at the end if the last step is not saved.
+pub struct CheckpointSaverHook {
+    dir: PathBuf,
+    basename: String,
+    timer: SecondOrStepTimer,
+    saver: SaverSource,
+    global_step: Option<Output>,
+    writer: Option<Arc<FileWriter>>,
+}
+
+impl CheckpointSaverHook {
+    /// Saves into `checkpoint_dir` every `save_secs` seconds or `save_steps` steps (exactly one).
+    pub fn new(
+        checkpoint_dir: impl AsRef<Path>,
+        save_secs: Option<f64>,
+        save_steps: Option<i64>,
+    ) -> Result<CheckpointSaverHook> {
+        Ok(CheckpointSaverHook {
+            dir: checkpoint_dir.as_ref().to_path_buf(),
+            basename: "model.ckpt".to_string(),
+            timer: SecondOrStepTimer::new(save_secs, save_steps)?,
+            saver: SaverSource::Default(None),
+            global_step: None,
+            writer: None,
+        })
+    }
+
+    /// Saves with `saver` instead of a saver of every global variable.
+    pub fn saver(mut self, saver: Arc<Saver>) -> Self {
+        self.saver = SaverSource::Given(saver);
+        self
+    }
+
+    /// Saves with the saver of `scaffold` (known once the monitored session finalizes it).
+    pub fn scaffold(mut self, scaffold: &Scaffold) -> Self {
+        self.saver = SaverSource::Scaffold(scaffold.clone());
+        self
+    }
+
+    /// The checkpoint file name before `-<step>` (default `model.ckpt`).
+    pub fn checkpoint_basename(mut self, name: &str) -> Self {
+        self.basename = name.to_string();
+        self
+    }
+
+    fn save(&mut self, session: &SessionHandle, step: i64) -> Result<()> {
+        let saver = match &self.saver {
+            SaverSource::Given(s) => s.clone(),
+            SaverSource::Scaffold(sc) => sc.saver().ok_or_else(|| {
+                Error::failed_precondition("The scaffold has no saver: the graph has no variables")
+            })?,
+            SaverSource::Default(s) => s.clone().ok_or_else(|| not_begun("CheckpointSaverHook"))?,
+        };
+        let prefix = self.dir.join(&self.basename).to_string_lossy().into_owned();
+        saver.save(session, &prefix, Some(step))?;
+        if let Some(w) = &self.writer {
+            w.add_session_log(SessionStatus::Checkpoint, &prefix, step)?;
+        }
+        Ok(())
+    }
+}
+
+impl SessionRunHook for CheckpointSaverHook {
+    fn begin(&mut self, graph: &Graph) -> Result<()> {
+        self.global_step = Some(global_step_read(graph, "CheckpointSaverHook")?);
+        self.writer = Some(SummaryWriterCache::get(&self.dir)?);
+        if let SaverSource::Default(s) = &mut self.saver {
+            *s = Some(Arc::new(Saver::new(graph)?));
+        }
+        Ok(())
+    }
+
+    fn after_create_session(&mut self, session: &SessionHandle, _: &Coordinator) -> Result<()> {
+        let gs = self
+            .global_step
+            .clone()
+            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
+        let step = read_step(session, &gs)?;
+        // The state the session starts from, as TensorFlow saves it.
+        self.save(session, step)?;
+        self.timer.update_last_triggered_step(step);
+        Ok(())
+    }
+
+    fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
+        let gs = self
+            .global_step
+            .as_ref()
+            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
+        Ok(SessionRunArgs::new().fetch(gs))
+    }
+
+    fn after_run(
+        &mut self,
+        context: &mut SessionRunContext<'_>,
+        values: &SessionRunValues,
+    ) -> Result<()> {
+        let stale = step_of(&values.results[0])?;
+        if self.timer.should_trigger_for_step(stale + 1) {
+            let gs = self
+                .global_step
+                .clone()
+                .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
+            let step = read_step(context.session(), &gs)?;
+            if self.timer.should_trigger_for_step(step) {
+                self.timer.update_last_triggered_step(step);
+                self.save(context.session(), step)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, session: &SessionHandle) -> Result<()> {
+        let gs = self
+            .global_step
+            .clone()
+            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
+        let step = read_step(session, &gs)?;
+        if self.timer.last_triggered_step() != Some(step) {
+            self.save(session, step)?;
+        }
+        // The cached writer lives as long as the process and is never dropped: flush now.
+        match &self.writer {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `tf.train.StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir)`: writes the
+/// training speed as the scalar summary `global_step/sec`.
+pub struct StepCounterHook {
+    timer: SecondOrStepTimer,
+    output_dir: Option<PathBuf>,
+    writer: Option<Arc<FileWriter>>,
+    global_step: Option<Output>,
+    tag: String,
+}
+
+impl StepCounterHook {
+    /// Measures every `every_n_steps` steps or `every_n_secs` seconds (exactly one) and writes
+    /// to `output_dir` (its cached writer); with no directory it only measures.
+    pub fn new(
+        every_n_steps: Option<i64>,
+        every_n_secs: Option<f64>,
+        output_dir: Option<&Path>,
+    ) -> Result<StepCounterHook> {
+        if every_n_steps.is_none() == every_n_secs.is_none() {
+            return Err(Error::invalid_argument(
+                "exactly one of every_n_steps and every_n_secs should be provided.",
+            ));
+        }
+        Ok(StepCounterHook {
+            timer: SecondOrStepTimer::new(every_n_secs, every_n_steps)?,
+            output_dir: output_dir.map(Path::to_path_buf),
+            writer: None,
+            global_step: None,
+            tag: String::new(),
+        })
+    }
+}
+
+impl SessionRunHook for StepCounterHook {
+    fn begin(&mut self, graph: &Graph) -> Result<()> {
+        let gs = global_step_read(graph, "StepCounterHook")?;
+        self.tag = format!(
+            "{}/sec",
+            get_global_step(graph)?
+                .map(|v| v.name())
+                .unwrap_or_default()
+        );
+        self.global_step = Some(gs);
+        if let Some(d) = &self.output_dir {
+            self.writer = Some(SummaryWriterCache::get(d)?);
+        }
+        Ok(())
+    }
+
+    fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
+        let gs = self
+            .global_step
+            .as_ref()
+            .ok_or_else(|| not_begun("StepCounterHook"))?;
+        Ok(SessionRunArgs::new().fetch(gs))
+    }
+
+    fn after_run(
+        &mut self,
+        context: &mut SessionRunContext<'_>,
+        values: &SessionRunValues,
+    ) -> Result<()> {
+        let stale = step_of(&values.results[0])?;
+        if self.timer.should_trigger_for_step(stale + 1) {
+            let gs = self
+                .global_step
+                .clone()
+                .ok_or_else(|| not_begun("StepCounterHook"))?;
+            let step = read_step(context.session(), &gs)?;
+            if self.timer.should_trigger_for_step(step) {
+                if let Some((secs, steps)) = self.timer.update_last_triggered_step(step) {
+                    if secs > 0.0 {
+                        if let Some(w) = &self.writer {
+                            w.add_scalar(&self.tag, (steps as f64 / secs) as f32, step)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _: &SessionHandle) -> Result<()> {
+        match &self.writer {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `tf.train.SummarySaverHook(save_steps, save_secs, output_dir, scaffold, summary_op)`:
+/// evaluates the summary op every `save_steps` steps or `save_secs` seconds and writes it at
+/// the global step; marks the session's start in the event file.
+pub struct SummarySaverHook {
+    timer: SecondOrStepTimer,
+    output_dir: PathBuf,
+    summary_ops: Vec<Output>,
+    scaffold: Option<Scaffold>,
+    writer: Option<Arc<FileWriter>>,
+    global_step: Option<Output>,
+    next_step: Option<i64>,
+    requested: bool,
+}
+
+impl SummarySaverHook {
+    /// Writes into `output_dir` every `save_steps` steps or `save_secs` seconds (exactly one).
+    /// The summary comes from [`summary_op`](Self::summary_op) or the scaffold's (the merge of
+    /// every summary in the graph).
+    pub fn new(
+        save_steps: Option<i64>,
+        save_secs: Option<f64>,
+        output_dir: impl AsRef<Path>,
+    ) -> Result<SummarySaverHook> {
+        Ok(SummarySaverHook {
+            timer: SecondOrStepTimer::new(save_secs, save_steps)?,
+            output_dir: output_dir.as_ref().to_path_buf(),
+            summary_ops: Vec::new(),
+            scaffold: None,
+            writer: None,
+            global_step: None,
+            next_step: None,
+            requested: false,
+        })
+    }
+
+    /// Writes this (serialized `Summary`) tensor; call again to write several.
+    pub fn summary_op(mut self, op: Output) -> Self {
+        self.summary_ops.push(op);
+        self
+    }
+
+    /// Writes the summary op of `scaffold`.
+    pub fn scaffold(mut self, scaffold: &Scaffold) -> Self {
+        self.scaffold = Some(scaffold.clone());
+        self
+    }
+
+    fn ops(&self) -> Vec<Output> {
+        match &self.scaffold {
+            Some(s) if self.summary_ops.is_empty() => s.summary_op().into_iter().collect(),
+            _ => self.summary_ops.clone(),
+        }
+    }
+}
+
+impl SessionRunHook for SummarySaverHook {
+    fn begin(&mut self, graph: &Graph) -> Result<()> {
+        if self.summary_ops.is_empty() == self.scaffold.is_none() {
+            return Err(Error::invalid_argument(
+                "Exactly one of scaffold or summary_op must be provided.",
+            ));
+        }
+        self.global_step = Some(global_step_read(graph, "SummarySaverHook")?);
+        self.writer = Some(SummaryWriterCache::get(&self.output_dir)?);
+        self.next_step = None;
+        Ok(())
+    }
+
+    fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
+        let gs = self
+            .global_step
+            .as_ref()
+            .ok_or_else(|| not_begun("SummarySaverHook"))?;
+        self.requested = match self.next_step {
+            None => true,
+            Some(s) => self.timer.should_trigger_for_step(s),
+        };
+        let mut args = SessionRunArgs::new().fetch(gs);
+        if self.requested {
+            for op in self.ops() {
+                args = args.fetch(op);
+            }
+        }
+        Ok(args)
+    }
+
+    fn after_run(
+        &mut self,
+        context: &mut SessionRunContext<'_>,
+        values: &SessionRunValues,
+    ) -> Result<()> {
+        let Some(writer) = self.writer.clone() else {
+            return Ok(());
+        };
+        let mut step = step_of(&values.results[0])? + 1;
+        if self.next_step.is_none() || self.requested {
+            let gs = self
+                .global_step
+                .clone()
+                .ok_or_else(|| not_begun("SummarySaverHook"))?;
+            step = read_step(context.session(), &gs)?;
+        }
+        if self.next_step.is_none() {
+            writer.add_session_log(SessionStatus::Start, "", step)?;
+        }
+        if self.requested {
+            self.timer.update_last_triggered_step(step);
+            for summary in &values.results[1..] {
+                writer.add_summary(summary, step)?;
+            }
+        }
+        self.next_step = Some(step + 1);
+        Ok(())
+    }
+
+    fn end(&mut self, _: &SessionHandle) -> Result<()> {
+        match &self.writer {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
