@@ -113,7 +113,7 @@ impl MonitoredTrainingSession {
         self
     }
 
-    /// Adds a hook (run before the stock ones, in the order added).
+    /// Adds a hook (run after the stock ones, in the order added).
     pub fn hook(mut self, hook: impl SessionRunHook + 'static) -> Self {
         self.hooks.push(Box::new(hook));
         self
@@ -180,8 +180,8 @@ impl MonitoredTrainingSession {
     /// Creates the session: hooks' `begin`, the scaffold's defaults, restore or initialize,
     /// queue runners, hooks' `after_create_session`.
     pub fn build(self) -> Result<MonitoredSession> {
-        let mut hooks = self.hooks;
-        hooks.extend(self.chief_only_hooks);
+        // TensorFlow's order: chief-only hooks, the stock hooks, then the caller's.
+        let mut hooks = self.chief_only_hooks;
         let (ckpt_secs, ckpt_steps) = defaults(
             self.save_checkpoint_secs,
             self.save_checkpoint_steps,
@@ -219,6 +219,7 @@ impl MonitoredTrainingSession {
                 hooks.push(Box::new(h));
             }
         }
+        hooks.extend(self.hooks);
         MonitoredSession::create(
             &self.graph,
             &self.scaffold,
