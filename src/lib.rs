@@ -116,8 +116,9 @@ pub mod prelude {
         ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
     pub use weir_train::{
-        CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
-        MonitoredTrainingSession, NanTensorHook, Scaffold, SessionRunArgs, SessionRunContext,
-        SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook, SummarySaverHook,
+        CheckpointSaverHook, ExponentialMovingAverage, FeedFnHook, FinalOpsHook, LoggingTensorHook,
+        MonitoredSession, MonitoredTrainingSession, NanTensorHook, Scaffold, SessionRunArgs,
+        SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+        SummarySaverHook,
     };
 }

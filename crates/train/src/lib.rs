@@ -11,6 +11,7 @@ mod input_producer;
 mod learning_rate;
 mod looper_thread;
 mod monitored;
+mod moving_averages;
 pub mod optimizers;
 mod queue_runner;
 pub mod saver;
@@ -37,6 +38,7 @@ pub use monitored::{
     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
     SummarySaverHook,
 };
+pub use moving_averages::ExponentialMovingAverage;
 pub use optimizers::{
     AdagradOptimizer, AdamOptimizer, GradAndVar, GradientDescentOptimizer, LearningRate,
     MomentumOptimizer, Optimizer, OptimizerBase, RMSPropOptimizer,

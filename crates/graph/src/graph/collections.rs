@@ -36,6 +36,8 @@ pub mod graph_keys {
     pub const READY_OP: &str = "ready_op";
     /// The training op (`TRAIN_OP`).
     pub const TRAIN_OP: &str = "train_op";
+    /// Variables that have moving averages (`MOVING_AVERAGE_VARIABLES`).
+    pub const MOVING_AVERAGE_VARIABLES: &str = "moving_average_variables";
     /// Savers (`SAVERS`).
     pub const SAVERS: &str = "savers";
     /// Table initializers (`TABLE_INITIALIZERS`; TensorFlow's value is singular).

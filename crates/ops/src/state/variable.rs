@@ -158,6 +158,13 @@ impl Variable {
         super::kernels::count_up_to(self, limit)
     }
 
+    /// Adds this variable to the graph collection `key` (`tf.add_to_collection(key, var)`),
+    /// where `collection_variables` finds it.
+    pub fn add_to_collection(&self, key: &str) {
+        self.graph()
+            .add_object_to_collection(key, Arc::new(self.def()));
+    }
+
     /// `tf.is_variable_initialized(v)`: a bool scalar.
     pub fn is_initialized(&self) -> Result<Output> {
         super::kernels::is_initialized(self)

@@ -75,25 +75,41 @@ impl Saver {
         Saver::build(&g, vars)
     }
 
+    /// A saver of `vars` under the checkpoint names given (TensorFlow's `var_list` as a dict),
+    /// as `ExponentialMovingAverage::variables_to_restore` gives them: restoring then loads
+    /// each name's saved value into its variable.
+    pub fn for_named_variables(vars: &[(String, Variable)]) -> Result<Saver> {
+        let g = vars
+            .first()
+            .ok_or_else(|| Error::invalid_argument("No variables to save"))?
+            .1
+            .graph()
+            .clone();
+        let (names, vars): (Vec<String>, Vec<Variable>) = vars.iter().cloned().unzip();
+        Saver::build_named(&g, names, &vars)
+    }
+
     fn build(graph: &Graph, vars: &[Variable]) -> Result<Saver> {
+        let names = vars.iter().map(Variable::name).collect();
+        Saver::build_named(graph, names, vars)
+    }
+
+    fn build_named(graph: &Graph, names: Vec<String>, vars: &[Variable]) -> Result<Saver> {
         if vars.is_empty() {
             return Err(Error::invalid_argument("No variables to save"));
         }
-        let mut names: Vec<String> = Vec::with_capacity(vars.len());
-        for v in vars {
+        for (i, (v, n)) in vars.iter().zip(&names).enumerate() {
             if !v.graph().ptr_eq(graph) {
                 return Err(Error::invalid_argument(format!(
                     "Variable {} is not an element of this graph.",
                     v.name()
                 )));
             }
-            let n = v.name();
-            if names.contains(&n) {
+            if names[..i].contains(n) {
                 return Err(Error::invalid_argument(format!(
                     "At least two variables have the same name: {n}"
                 )));
             }
-            names.push(n);
         }
         let _scope = graph.name_scope("save");
         let filename = weir_ops::array::constant_named(graph, "model", "Const")?;
