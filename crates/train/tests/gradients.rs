@@ -300,3 +300,33 @@ fn a_missing_gradient_names_the_op() -> Result<()> {
     assert!(e.message().contains("Cumprod"), "{e}");
     Ok(())
 }
+
+#[test]
+fn lrn_values_and_gradient() -> Result<()> {
+    // TensorFlow's formula by hand: radius 1, bias 2, alpha 0.5, beta 0.75 on one row.
+    let g = Graph::new();
+    let x = constant(&g, Tensor::from_vec(&[1, 1, 1, 3], vec![1.0f64, 2.0, 3.0])?)?;
+    let y = nn::Lrn::new()
+        .depth_radius(1)
+        .bias(2.0)
+        .alpha(0.5)
+        .beta(0.75)
+        .build(&x)?;
+    let got = Session::new(&g)?.eval(&y)?.to_vec::<f64>()?;
+    let sums = [1.0 + 4.0, 1.0 + 4.0 + 9.0, 4.0 + 9.0];
+    for (i, (v, s)) in [1.0f64, 2.0, 3.0].iter().zip(sums).enumerate() {
+        let want = v / (2.0f64 + 0.5 * s).powf(0.75);
+        assert!((got[i] - want).abs() < 1e-12, "{i}: {} vs {want}", got[i]);
+    }
+    // Defaults (radius 5 spans the whole depth here) and the gradient, numerically.
+    check(&[2, 2, 3, 4], vals(&[2, 2, 3, 4], 5), |x| nn::lrn(x));
+    check(&[1, 3, 2, 7], vals(&[1, 3, 2, 7], 6), |x| {
+        nn::Lrn::new()
+            .depth_radius(2)
+            .bias(1.5)
+            .alpha(0.3)
+            .beta(0.6)
+            .build(x)
+    });
+    Ok(())
+}

@@ -1,5 +1,5 @@
 //! Neural-network ops (`tf.nn`): activations, softmax, bias_add, the cross-entropy losses,
-//! l2_loss, dropout, in_top_k, conv2d and max_pool, plus the backward kernels their gradient
+//! l2_loss, dropout, in_top_k, conv2d, max_pool and lrn, plus the backward kernels their gradient
 //! functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`, ...).
 //!
 //! Kernels work on contiguous row-major slices of `f32` or `f64` and reuse their input buffer
@@ -25,6 +25,7 @@ mod conv;
 mod dropout;
 mod in_top_k;
 mod losses;
+mod lrn;
 mod padding;
 mod pool;
 mod softmax;
@@ -41,6 +42,7 @@ pub use losses::{
     l2_loss, sigmoid_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits_grad,
     softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
 };
+pub use lrn::{lrn, lrn_grad, Lrn};
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
 pub use softmax::{log_softmax, softmax};
@@ -158,6 +160,7 @@ pub(crate) fn register_all_ops() {
     dropout::register();
     in_top_k::register();
     losses::register();
+    lrn::register();
     pool::register();
     softmax::register();
 }

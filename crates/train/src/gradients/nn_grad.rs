@@ -158,6 +158,17 @@ fn max_pool_grad(ctx: &GradContext<'_>) -> Grads {
     )?)])
 }
 
+fn lrn_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
+    let attrs = config_attrs(ctx, &["depth_radius", "bias", "alpha", "beta"]);
+    Ok(vec![Some(op(
+        ctx.graph(),
+        "LRNGrad",
+        &[&d, &x, &y],
+        &attrs,
+    )?)])
+}
+
 pub(super) fn register() {
     register_gradient("Relu", relu_grad);
     register_gradient("Relu6", relu6_grad);
@@ -173,4 +184,5 @@ pub(super) fn register() {
     register_gradient("Dropout", dropout_grad);
     register_gradient("Conv2D", conv2d_grad);
     register_gradient("MaxPool", max_pool_grad);
+    register_gradient("LRN", lrn_grad);
 }
