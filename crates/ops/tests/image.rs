@@ -129,7 +129,7 @@ fn contrast_errors() {
     assert!(adjust_contrast(&flat, 1.0)
         .unwrap_err()
         .message()
-        .contains("at least 3-dimensional"));
+        .contains("at least three-dimensional"));
     let p = placeholder(&g, DType::F32, Shape::unknown()).unwrap();
     let c = adjust_contrast(&p, 2.0).unwrap();
     let sess = Session::new(&g).unwrap();
@@ -254,7 +254,7 @@ fn standardization_matches_tensorflow() {
     let e = per_image_standardization(&two_d).unwrap_err();
     assert_eq!(
         e.message(),
-        "'image' (shape [2,2]) must be at least 3-dimensional."
+        "'image' (shape (2, 2)) must be at least three-dimensional."
     );
 }
 
@@ -299,7 +299,7 @@ fn flip_up_down_and_rank_checks() {
     let img = constant(&g, Tensor::from(vec!["a", "b"])).unwrap();
     assert_eq!(
         random_flip_left_right(&img, None).unwrap_err().message(),
-        "'image' (shape [2]) must have either 3 or 4 dimensions."
+        "'image' (shape (2,)) must have either 3 or 4 dimensions."
     );
     let p = placeholder(&g, DType::String, Shape::unknown()).unwrap();
     let f = random_flip_up_down(&p, Some(1)).unwrap();

@@ -22,12 +22,14 @@
 
 mod adjust;
 mod convert;
+mod crop_pad;
 mod flip;
 mod resize;
 mod standardize;
 
 pub use adjust::{adjust_brightness, adjust_contrast, random_brightness, random_contrast, Operand};
 pub use convert::{convert_image_dtype, ConvertImageDtype};
+pub use crop_pad::{crop_to_bounding_box, pad_to_bounding_box, resize_image_with_crop_or_pad};
 pub use flip::{random_flip_left_right, random_flip_up_down};
 pub use resize::{resize, Resize, ResizeMethod};
 pub use standardize::per_image_standardization;
@@ -43,7 +45,8 @@ pub(crate) fn register_all_ops() {
     standardize::register();
 }
 
-/// TensorFlow's build-time check that an image has 3 or 4 dimensions (when its rank is known).
+/// TensorFlow's build-time check that an image has 3 or 4 dimensions (when its rank is known),
+/// the shape printed as Python prints a `TensorShape`.
 pub(crate) fn check_image_rank(image: &Output, min: usize, max: Option<usize>) -> Result<()> {
     let shape = image.shape();
     let Some(r) = shape.rank() else { return Ok(()) };
@@ -54,9 +57,11 @@ pub(crate) fn check_image_rank(image: &Output, min: usize, max: Option<usize>) -
     let want = match max {
         Some(m) if m == min => format!("be {min}-dimensional"),
         Some(m) => format!("have either {min} or {m} dimensions"),
+        None if min == 3 => "be at least three-dimensional".to_string(),
         None => format!("be at least {min}-dimensional"),
     };
     Err(Error::invalid_argument(format!(
-        "'image' (shape {shape}) must {want}."
+        "'image' (shape {}) must {want}.",
+        shape.python_str()
     )))
 }

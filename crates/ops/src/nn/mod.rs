@@ -152,6 +152,26 @@ pub(crate) fn drop_last_dim(s: &Shape) -> Shape {
 
 pub(crate) const FLOATS: &[DType] = DType::FLOAT;
 
+/// `tf.nn.zero_fraction(value)`: the float32 share of `value`'s elements that are zero (the
+/// sparsity of a layer's activations, as TensorFlow's CIFAR-10 model summarizes it).
+///
+/// ```
+/// # use weir_graph::{Graph, Tensor};
+/// # use weir_ops::{array::constant, nn::zero_fraction};
+/// let g = Graph::new();
+/// let f = zero_fraction(constant(&g, Tensor::from(vec![0.0f32, 1.0, 0.0, 3.0]))?)?;
+/// assert_eq!(f.dtype(), weir_graph::DType::F32);
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn zero_fraction(value: impl Into<weir_graph::Output>) -> Result<weir_graph::Output> {
+    let v = value.into();
+    let g = v.graph().clone();
+    let _scope = g.name_scope("zero_fraction");
+    let zero = crate::array::constant_named(&g, weir_graph::scalar_of(v.dtype(), 0.0)?, "zero")?;
+    let is_zero = crate::math::cast(crate::math::equal(&v, &zero)?, DType::F32)?;
+    crate::math::Reduce::mean().name("fraction").build(&is_zero)
+}
+
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     activations::register();
