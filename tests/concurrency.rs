@@ -216,3 +216,64 @@ fn join_within<T: Send + 'static>(t: std::thread::JoinHandle<T>, limit: Duration
     }
     t.join().expect("thread panicked")
 }
+
+#[test]
+fn runs_blocked_on_a_queue_never_starve_the_run_that_would_unblock_them() -> Result<()> {
+    // Two producers and a consumer, each run on the parallel executor (two independent 2^24
+    // multiply-add products), with two inter-op threads and a queue of one. A producer
+    // enqueues a value computed on an inter-op thread and then waits on the full queue; were it
+    // waiting on that inter-op thread, the two producers would hold both and the consumer's
+    // dequeue would never get one (this hung before queue ops were known to block).
+    let g = Graph::new();
+    let q = FifoQueue::new(1, &[DType::F32])
+        .shapes(&[Shape::scalar()])
+        .build(&g)?;
+    let ones = constant(&g, Tensor::from_vec(&[256, 256], vec![1.0f32; 256 * 256])?)?;
+    let twos = constant(&g, Tensor::from_vec(&[256, 256], vec![2.0f32; 256 * 256])?)?;
+    let p1 = matmul(&ones, &ones)?;
+    let p2 = matmul(&twos, &twos)?;
+    // Every element of p1 is 256.
+    let enqueue = q.enqueue(&[Reduce::max().build(&p1)?])?;
+    let taken = q.dequeue()?.remove(0);
+    let sess = Session::with_options(&g, SessionOptions::default().inter_op_threads(2))?;
+    const EACH: usize = 20;
+    let producers: Vec<_> = (0..2)
+        .map(|_| {
+            let (h, enqueue, p2) = (sess.handle(), enqueue.clone(), p2.clone());
+            std::thread::spawn(move || -> Result<()> {
+                for _ in 0..EACH {
+                    h.run(
+                        &RunArgs::new()
+                            .target(&enqueue)
+                            .fetch(&p2)
+                            .timeout(Duration::from_secs(20)),
+                    )?;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    let h = sess.handle();
+    let consumer = std::thread::spawn(move || -> Result<f32> {
+        let mut sum = 0.0;
+        for _ in 0..2 * EACH {
+            let v = h.run(
+                &RunArgs::new()
+                    .fetch(&taken)
+                    .fetch(&p1)
+                    .fetch(&p2)
+                    .timeout(Duration::from_secs(20)),
+            )?;
+            sum += v[0].to_scalar::<f32>()?;
+        }
+        Ok(sum)
+    });
+    assert_eq!(
+        join_within(consumer, Duration::from_secs(60))?,
+        256.0 * 2.0 * EACH as f32
+    );
+    for p in producers {
+        join_within(p, Duration::from_secs(60))?;
+    }
+    Ok(())
+}

@@ -25,7 +25,7 @@ pub use cancellation::{deadline_exceeded, CancelRegistration, CancellationToken,
 pub use dtype::DType;
 pub use error::{Code, Error, NodeContext, Result};
 pub use graph::{
-    graph_keys, CollectionItem, ControlDependencies, Graph, NameScope, OpBuilder,
+    graph_keys, CollectionItem, ControlDependencies, Graph, InitScope, NameScope, OpBuilder,
     DEFAULT_GRAPH_SEED,
 };
 pub use kernel::{Kernel, OpContext, OutputScale};

@@ -180,9 +180,13 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
 struct Shared {
     slots: Vec<Option<Tensor>>,
     pending: Vec<usize>,
-    /// Ready steps to hand to the pool (expensive or blocking), and to run inline.
+    /// Ready steps to hand to the pool (expensive, or blocking while the caller is busy with
+    /// another blocking step), to run inline, and blocking steps kept for the calling thread.
     ready_pool: VecDeque<usize>,
     ready_inline: VecDeque<usize>,
+    ready_blocking: VecDeque<usize>,
+    /// Whether the calling thread is in a blocking step.
+    caller_blocked: bool,
     in_flight: usize,
     done: usize,
     error: Option<Error>,
@@ -191,7 +195,15 @@ struct Shared {
 impl Shared {
     fn push_ready(&mut self, plan: &Plan, idx: usize) {
         let s = &plan.steps[idx];
-        if s.expensive || s.kernel.may_block() {
+        // The calling thread belongs to this run, so a blocking step (a queue's enqueue or
+        // dequeue, a reader) waits there rather than on a pool thread: runs blocked on queues
+        // (each queue runner's, the training loop's) must never hold every inter-op thread
+        // while the run that would unblock them waits for one. TensorFlow's queue kernels are
+        // asynchronous for the same reason. A second blocking step of the run, while the
+        // caller is in one, goes to the pool so that the two cannot wait on each other.
+        if s.kernel.may_block() && !self.caller_blocked {
+            self.ready_blocking.push_back(idx);
+        } else if s.expensive || s.kernel.may_block() {
             self.ready_pool.push_back(idx);
         } else {
             self.ready_inline.push_back(idx);
@@ -278,9 +290,36 @@ impl Dataflow {
             if st.done == self.plan.steps.len() {
                 return Ok(());
             }
+            if caller {
+                if let Some(idx) = st.ready_blocking.pop_front() {
+                    let inputs = self.gather(&st, idx);
+                    st.caller_blocked = true;
+                    // Blocking steps that became ready before go where the others would.
+                    let waiting: Vec<usize> = st.ready_blocking.drain(..).collect();
+                    for w in waiting {
+                        st.ready_pool.push_back(w);
+                    }
+                    // The rest of the ready work goes on in a pool task meanwhile.
+                    if !st.ready_pool.is_empty() || !st.ready_inline.is_empty() {
+                        let (me, p) = (self.clone(), pool.clone());
+                        pool.spawn(move || {
+                            // Errors reach the caller through the shared state.
+                            let _ = me.drive(&p, false);
+                        });
+                    }
+                    drop(st);
+                    let r = inputs.and_then(|i| self.execute(idx, i));
+                    st = self.state.lock();
+                    st.caller_blocked = false;
+                    self.complete(&mut st, idx, r);
+                    continue;
+                }
+            }
             if let Some(idx) = st.ready_pool.pop_front() {
-                let alone =
-                    st.ready_pool.is_empty() && st.ready_inline.is_empty() && st.in_flight == 0;
+                let alone = st.ready_pool.is_empty()
+                    && st.ready_inline.is_empty()
+                    && st.ready_blocking.is_empty()
+                    && st.in_flight == 0;
                 let inputs = match self.gather(&st, idx) {
                     Ok(i) => i,
                     Err(e) => {
@@ -288,7 +327,8 @@ impl Dataflow {
                         continue;
                     }
                 };
-                // A blocking step always leaves this thread, so other branches progress.
+                // A blocking step that reached the pool queue (the caller was in another) never
+                // runs here, so other branches progress.
                 if alone && !self.plan.steps[idx].kernel.may_block() {
                     drop(st);
                     let r = self.execute(idx, inputs);
@@ -326,6 +366,7 @@ impl Dataflow {
                     if self.cv.wait_until(&mut st, d).timed_out()
                         && st.ready_pool.is_empty()
                         && st.ready_inline.is_empty()
+                        && st.ready_blocking.is_empty()
                         && st.error.is_none()
                         && st.done < self.plan.steps.len()
                     {
@@ -358,6 +399,8 @@ pub(crate) fn run_parallel(
         pending,
         ready_pool: VecDeque::new(),
         ready_inline: VecDeque::new(),
+        ready_blocking: VecDeque::new(),
+        caller_blocked: false,
         in_flight: 0,
         done: 0,
         error: None,

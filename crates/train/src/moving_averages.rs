@@ -86,6 +86,9 @@ impl ExponentialMovingAverage {
         for v in vars {
             check_float(v.dtype(), &v.name())?;
             if self.shadow_of(v.handle()).is_none() {
+                // Outside any control_dependencies guard, as TensorFlow's init_scope: the
+                // shadow's initializer must not wait on a training step.
+                let _init = g.init_scope();
                 let shadow = Variable::builder(v.initial_value())
                     .name(&self.average_name(v))
                     .trainable(false)
@@ -108,6 +111,7 @@ impl ExponentialMovingAverage {
         for t in tensors {
             check_float(t.dtype(), &t.name())?;
             if self.shadow_of(t).is_none() {
+                let _init = g.init_scope();
                 let dims = t.shape().to_known().ok_or_else(|| {
                     Error::invalid_argument(format!(
                         "The shape of {} must be fully known to average it: {}",
@@ -258,6 +262,7 @@ fn assign_moving_average(
         .to_known()
         .ok_or_else(|| Error::internal("a tensor's shadow has an unknown shape"))?;
     let base = shadow.name();
+    let init = g.init_scope();
     let biased = Variable::builder(zeros(g, shadow.dtype(), &dims, "zeros")?)
         .name(&format!("{base}/biased"))
         .trainable(false)
@@ -266,6 +271,7 @@ fn assign_moving_average(
         .name(&format!("{base}/local_step"))
         .trainable(false)
         .build()?;
+    drop(init);
     let new_biased = biased.assign_sub(mul(sub(biased.value(), value)?, &rate)?)?;
     let one_t = constant_named(g, weir_graph::scalar_of(shadow.dtype(), 1.0)?, "one")?;
     let new_step = step.assign_add(&one_t)?;

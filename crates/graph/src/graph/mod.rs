@@ -230,6 +230,18 @@ impl Graph {
         })
     }
 
+    /// Lifts the ops built until the guard drops out of every `control_dependencies` guard in
+    /// force (TensorFlow's `ops.init_scope()`, or `control_dependencies(None)`): what creates
+    /// variables and their initializers (optimizer slots, moving averages) uses it, so that
+    /// initializing them never runs a training step's ops.
+    pub fn init_scope(&self) -> InitScope {
+        let saved = std::mem::take(&mut self.0.state.write().control_deps);
+        InitScope {
+            graph: self.clone(),
+            saved,
+        }
+    }
+
     /// Whether a `control_dependencies` guard is in force (ops built now get control inputs).
     pub fn has_control_dependencies(&self) -> bool {
         self.0
@@ -298,5 +310,22 @@ pub struct ControlDependencies {
 impl Drop for ControlDependencies {
     fn drop(&mut self) {
         self.graph.0.state.write().control_deps.pop();
+    }
+}
+
+/// Suspends the control dependencies in force; see [`Graph::init_scope`].
+#[must_use = "the dependencies come back when this guard is dropped"]
+pub struct InitScope {
+    graph: Graph,
+    saved: Vec<Vec<usize>>,
+}
+
+impl Drop for InitScope {
+    fn drop(&mut self) {
+        let mut st = self.graph.0.state.write();
+        // Guards opened inside were dropped first; what is left is ours to put back under.
+        let inner = std::mem::take(&mut st.control_deps);
+        st.control_deps = std::mem::take(&mut self.saved);
+        st.control_deps.extend(inner);
     }
 }

@@ -313,6 +313,11 @@ impl Kernel for EnqueueKernel {
             q.enqueue(tuple, ctx.cancellation(), ctx.deadline())
         }
     }
+
+    /// Waits while the queue is full (enqueue) or short of elements (dequeue).
+    fn may_block(&self) -> bool {
+        true
+    }
 }
 
 pub(super) struct DequeueKernel;
@@ -322,6 +327,11 @@ impl Kernel for DequeueKernel {
         let q = queue_of(ctx)?;
         let out = q.dequeue(ctx.cancellation(), ctx.deadline())?;
         set_outputs(ctx, out)
+    }
+
+    /// Waits while the queue is full (enqueue) or short of elements (dequeue).
+    fn may_block(&self) -> bool {
+        true
     }
 }
 
@@ -345,6 +355,11 @@ impl Kernel for DequeueManyKernel {
             ctx.deadline(),
         )?;
         set_outputs(ctx, out)
+    }
+
+    /// Waits while the queue is full (enqueue) or short of elements (dequeue).
+    fn may_block(&self) -> bool {
+        true
     }
 }
 

@@ -318,7 +318,12 @@ pub trait Optimizer {
                 }
             }
         }
-        self.create_slots(&vars)?;
+        {
+            // Slots are created outside any control_dependencies guard (TensorFlow's
+            // init_scope), so their initializers never wait on the caller's ops.
+            let _init = graph.init_scope();
+            self.create_slots(&vars)?;
+        }
         let scope = graph.name_scope(name.unwrap_or(&self.base().name.clone()));
         let scope_name = scope.prefix().to_string();
         self.base_mut().scalars.clear();

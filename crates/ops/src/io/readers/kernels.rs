@@ -128,6 +128,11 @@ impl Kernel for ReadKernel {
         ctx.set_output(1, Tensor::scalar(v));
         Ok(())
     }
+
+    /// Waits for a file name while the filename queue is empty and open.
+    fn may_block(&self) -> bool {
+        true
+    }
 }
 
 struct ReadUpToKernel;
@@ -155,6 +160,11 @@ impl Kernel for ReadUpToKernel {
         }
         ctx.set_output(1, Tensor::from(v));
         Ok(())
+    }
+
+    /// Waits for a file name while the filename queue is empty and open.
+    fn may_block(&self) -> bool {
+        true
     }
 }
 
