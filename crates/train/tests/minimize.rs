@@ -82,3 +82,38 @@ fn gradients_reach_reads_under_control_dependencies() -> Result<()> {
     assert_eq!(grad.to_scalar::<f32>()?, 7.0);
     Ok(())
 }
+
+#[test]
+fn slots_made_under_control_dependencies_initialize_without_the_step() -> Result<()> {
+    // TF1's batch-norm pattern: `with control_dependencies(update_ops): minimize(loss)`. The
+    // update op reads a variable, so an initializer depending on it would fail (or run it).
+    let g = Graph::new();
+    let w = Variable::builder(constant(&g, Tensor::from(vec![1.0f32, 2.0]))?)
+        .name("w")
+        .build()?;
+    let moving = Variable::builder(constant(&g, 0.0f32)?)
+        .name("moving_mean")
+        .trainable(false)
+        .build()?;
+    let update = moving.assign(Reduce::mean().build(w.value())?)?;
+    let loss = Reduce::sum().build(math::square(w.value())?)?;
+    let step = get_or_create_global_step(&g)?;
+    let train = {
+        let _after = g.control_dependencies(&[update.op()])?;
+        AdamOptimizer::new(0.1).minimize(&loss, None, Some(&step))?
+    };
+    let mut ema = weir_train::ExponentialMovingAverage::new(0.5);
+    let averaged = {
+        let _after = g.control_dependencies(std::slice::from_ref(&train))?;
+        ema.apply(std::slice::from_ref(&w))?
+    };
+    let sess = Session::new(&g)?;
+    // Neither Adam's slots nor the average's shadow waits on the update or the step.
+    sess.run_target(&global_variables_initializer(&g)?)?;
+    assert_eq!(sess.eval(moving.value())?.to_scalar::<f32>()?, 0.0);
+    assert_eq!(sess.eval(step.value())?.to_scalar::<i64>()?, 0);
+    sess.run(&RunArgs::new().target(&averaged))?;
+    assert_eq!(sess.eval(moving.value())?.to_scalar::<f32>()?, 1.5);
+    assert_eq!(sess.eval(step.value())?.to_scalar::<i64>()?, 1);
+    Ok(())
+}
