@@ -35,6 +35,24 @@ fn read_step(session: &SessionHandle, step: &Output) -> Result<i64> {
     step_of(&session.eval(step)?)
 }
 
+/// TensorFlow's two-read trigger of the step hooks: with the step fetched before the run
+/// (`stale`), whether the timer fires for the step after it; if so, the real step read now,
+/// when the timer fires for that one too.
+fn triggered_step(
+    timer: &SecondOrStepTimer,
+    stale: &Tensor,
+    session: &SessionHandle,
+    global_step: Option<&Output>,
+    hook: &str,
+) -> Result<Option<i64>> {
+    if !timer.should_trigger_for_step(step_of(stale)? + 1) {
+        return Ok(None);
+    }
+    let gs = global_step.ok_or_else(|| not_begun(hook))?;
+    let step = read_step(session, gs)?;
+    Ok(timer.should_trigger_for_step(step).then_some(step))
+}
+
 fn not_begun(hook: &str) -> Error {
     Error::failed_precondition(format!("{hook} was used before its begin() ran"))
 }
@@ -225,17 +243,16 @@ impl SessionRunHook for CheckpointSaverHook {
         context: &mut SessionRunContext<'_>,
         values: &SessionRunValues,
     ) -> Result<()> {
-        let stale = step_of(&values.results[0])?;
-        if self.timer.should_trigger_for_step(stale + 1) {
-            let gs = self
-                .global_step
-                .clone()
-                .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
-            let step = read_step(context.session(), &gs)?;
-            if self.timer.should_trigger_for_step(step) {
-                self.timer.update_last_triggered_step(step);
-                self.save(context.session(), step)?;
-            }
+        let fired = triggered_step(
+            &self.timer,
+            &values.results[0],
+            context.session(),
+            self.global_step.as_ref(),
+            "CheckpointSaverHook",
+        )?;
+        if let Some(step) = fired {
+            self.timer.update_last_triggered_step(step);
+            self.save(context.session(), step)?;
         }
         Ok(())
     }
@@ -319,19 +336,18 @@ impl SessionRunHook for StepCounterHook {
         context: &mut SessionRunContext<'_>,
         values: &SessionRunValues,
     ) -> Result<()> {
-        let stale = step_of(&values.results[0])?;
-        if self.timer.should_trigger_for_step(stale + 1) {
-            let gs = self
-                .global_step
-                .clone()
-                .ok_or_else(|| not_begun("StepCounterHook"))?;
-            let step = read_step(context.session(), &gs)?;
-            if self.timer.should_trigger_for_step(step) {
-                if let Some((secs, steps)) = self.timer.update_last_triggered_step(step) {
-                    if secs > 0.0 {
-                        if let Some(w) = &self.writer {
-                            w.add_scalar(&self.tag, (steps as f64 / secs) as f32, step)?;
-                        }
+        let fired = triggered_step(
+            &self.timer,
+            &values.results[0],
+            context.session(),
+            self.global_step.as_ref(),
+            "StepCounterHook",
+        )?;
+        if let Some(step) = fired {
+            if let Some((secs, steps)) = self.timer.update_last_triggered_step(step) {
+                if secs > 0.0 {
+                    if let Some(w) = &self.writer {
+                        w.add_scalar(&self.tag, (steps as f64 / secs) as f32, step)?;
                     }
                 }
             }
