@@ -53,6 +53,11 @@ fn triggered_step(
     Ok(timer.should_trigger_for_step(step).then_some(step))
 }
 
+/// The global step tensor a hook found in `begin`; FailedPrecondition before that.
+fn begun<'a>(global_step: &'a Option<Output>, hook: &str) -> Result<&'a Output> {
+    global_step.as_ref().ok_or_else(|| not_begun(hook))
+}
+
 fn not_begun(hook: &str) -> Error {
     Error::failed_precondition(format!("{hook} was used before its begin() ran"))
 }
@@ -100,20 +105,14 @@ impl SessionRunHook for StopAtStepHook {
 
     fn after_create_session(&mut self, session: &SessionHandle, _: &Coordinator) -> Result<()> {
         if self.last_step.is_none() {
-            let step = self
-                .global_step
-                .as_ref()
-                .ok_or_else(|| not_begun("StopAtStepHook"))?;
+            let step = begun(&self.global_step, "StopAtStepHook")?;
             self.last_step = Some(read_step(session, step)? + self.num_steps.unwrap_or(0));
         }
         Ok(())
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
-        let step = self
-            .global_step
-            .as_ref()
-            .ok_or_else(|| not_begun("StopAtStepHook"))?;
+        let step = begun(&self.global_step, "StopAtStepHook")?;
         Ok(SessionRunArgs::new().fetch(step))
     }
 
@@ -125,10 +124,7 @@ impl SessionRunHook for StopAtStepHook {
         let last = self.last_step.unwrap_or(i64::MAX);
         // The fetched value is the step before the run's update, if it made one.
         if step_of(&values.results[0])? + 1 >= last {
-            let step = self
-                .global_step
-                .as_ref()
-                .ok_or_else(|| not_begun("StopAtStepHook"))?;
+            let step = begun(&self.global_step, "StopAtStepHook")?;
             if read_step(context.session(), step)? >= last {
                 context.request_stop();
             }
@@ -219,11 +215,8 @@ impl SessionRunHook for CheckpointSaverHook {
     }
 
     fn after_create_session(&mut self, session: &SessionHandle, _: &Coordinator) -> Result<()> {
-        let gs = self
-            .global_step
-            .clone()
-            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
-        let step = read_step(session, &gs)?;
+        let gs = begun(&self.global_step, "CheckpointSaverHook")?;
+        let step = read_step(session, gs)?;
         // The state the session starts from, as TensorFlow saves it.
         self.save(session, step)?;
         self.timer.update_last_triggered_step(step);
@@ -231,10 +224,7 @@ impl SessionRunHook for CheckpointSaverHook {
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
-        let gs = self
-            .global_step
-            .as_ref()
-            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
+        let gs = begun(&self.global_step, "CheckpointSaverHook")?;
         Ok(SessionRunArgs::new().fetch(gs))
     }
 
@@ -258,11 +248,8 @@ impl SessionRunHook for CheckpointSaverHook {
     }
 
     fn end(&mut self, session: &SessionHandle) -> Result<()> {
-        let gs = self
-            .global_step
-            .clone()
-            .ok_or_else(|| not_begun("CheckpointSaverHook"))?;
-        let step = read_step(session, &gs)?;
+        let gs = begun(&self.global_step, "CheckpointSaverHook")?;
+        let step = read_step(session, gs)?;
         if self.timer.last_triggered_step() != Some(step) {
             self.save(session, step)?;
         }
@@ -324,10 +311,7 @@ impl SessionRunHook for StepCounterHook {
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
-        let gs = self
-            .global_step
-            .as_ref()
-            .ok_or_else(|| not_begun("StepCounterHook"))?;
+        let gs = begun(&self.global_step, "StepCounterHook")?;
         Ok(SessionRunArgs::new().fetch(gs))
     }
 
@@ -432,10 +416,7 @@ impl SessionRunHook for SummarySaverHook {
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
-        let gs = self
-            .global_step
-            .as_ref()
-            .ok_or_else(|| not_begun("SummarySaverHook"))?;
+        let gs = begun(&self.global_step, "SummarySaverHook")?;
         self.requested = match self.next_step {
             None => true,
             Some(s) => self.timer.should_trigger_for_step(s),
@@ -459,11 +440,8 @@ impl SessionRunHook for SummarySaverHook {
         };
         let mut step = step_of(&values.results[0])? + 1;
         if self.next_step.is_none() || self.requested {
-            let gs = self
-                .global_step
-                .clone()
-                .ok_or_else(|| not_begun("SummarySaverHook"))?;
-            step = read_step(context.session(), &gs)?;
+            let gs = begun(&self.global_step, "SummarySaverHook")?;
+            step = read_step(context.session(), gs)?;
         }
         if self.next_step.is_none() {
             writer.add_session_log(SessionStatus::Start, "", step)?;

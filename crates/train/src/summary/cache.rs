@@ -35,6 +35,9 @@ impl SummaryWriterCache {
     /// The writer of `logdir`, opened on first use.
     pub fn get(logdir: impl AsRef<Path>) -> Result<Arc<FileWriter>> {
         let key = logdir.as_ref().to_path_buf();
+        // The lock stays held while a new writer creates its file: two callers racing for one
+        // directory would otherwise leave a second, abandoned events file in it. It happens
+        // once per directory and process, never on a training step.
         let mut map = writers().lock();
         if let Some(w) = map.get(&key) {
             return Ok(w.clone());
