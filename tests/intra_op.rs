@@ -1,5 +1,6 @@
 //! `SessionOptions::intra_op_threads` (`intra_op_parallelism_threads`). The intra-op pool is
-//! process-wide, so this file is its own test process: its first session asks for one thread.
+//! process-wide, so this file is its own test binary (not a module of `integration`): its first
+//! session asks for one thread.
 
 use weir::prelude::*;
 

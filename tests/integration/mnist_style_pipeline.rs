@@ -3,7 +3,7 @@
 //! network must have learnt the synthetic classes.
 
 #[allow(dead_code)]
-#[path = "../examples/mnist_style_pipeline.rs"]
+#[path = "../../examples/mnist_style_pipeline.rs"]
 mod mnist;
 
 use std::time::Instant;

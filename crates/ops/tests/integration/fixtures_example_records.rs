@@ -2,7 +2,7 @@
 //! `tfrecord/sequence_examples.json` (serialized by TensorFlow 2.21), parsed by weir and
 //! compared with the features TensorFlow decoded, value for value.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use std::collections::BTreeMap;
 

@@ -7,7 +7,7 @@ use weir::ops::data_flow::{FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, Ra
 use weir::prelude::*;
 use weir::Code;
 
-mod tf_semantics;
+use crate::tf_semantics;
 
 use tf_semantics::*;
 

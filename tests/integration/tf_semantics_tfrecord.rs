@@ -5,7 +5,7 @@
 
 use weir::prelude::*;
 
-mod tf_semantics;
+use crate::tf_semantics;
 
 use tf_semantics::*;
 

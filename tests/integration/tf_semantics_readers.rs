@@ -8,7 +8,7 @@ use weir::ops::data_flow::FifoQueue;
 use weir::prelude::*;
 use weir::Code;
 
-mod tf_semantics;
+use crate::tf_semantics;
 
 use tf_semantics::*;
 

@@ -2,7 +2,7 @@
 //! number syntax with reference parsers, and arbitrary or mutated bytes that must end in values
 //! or a typed InvalidArgument error, never a panic.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use parsing_support::*;
 use proptest::prelude::*;

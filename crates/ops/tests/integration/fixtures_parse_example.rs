@@ -1,7 +1,7 @@
 //! Every case of `parse_example_cases.json` (written by TensorFlow 2.21) through weir's
 //! `parse_single_example`, `parse_example` and `parse_single_sequence_example`.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use parsing_support::*;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Reader ops in a Session, fed by a test filename queue, against what TensorFlow 2.21 produced
 //! (`../shared/fixtures/reader_cases.json`, `tfrecord_corrupt/corrupt_cases.json`).
 
-mod io_util;
+use crate::io_util;
 
 use io_util::{b64, drain, fixtures, json, run, scalar_bytes, string_queue, TempDir};
 use serde_json::Value;

@@ -3,13 +3,13 @@
 //! epochs than the example; guards that the held-out accuracy still reaches 0.90.
 
 #[allow(dead_code)]
-#[path = "../examples/digits/model.rs"]
+#[path = "../../examples/digits/model.rs"]
 mod model;
 #[allow(dead_code)]
-#[path = "../examples/digits/pipeline.rs"]
+#[path = "../../examples/digits/pipeline.rs"]
 mod pipeline;
 #[allow(dead_code)]
-#[path = "../examples/digits/train.rs"]
+#[path = "../../examples/digits/train.rs"]
 mod train;
 
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! TFRecord files and Example protos against the files TensorFlow 2.21 wrote
 //! (`../shared/fixtures/tfrecord*`), without a graph.
 
-mod io_util;
+use crate::io_util;
 
 use io_util::{b64, fixtures, json, TempDir};
 use serde_json::Value;

@@ -1,7 +1,5 @@
-//! Helpers shared by the `tf_semantics_*` test binaries: runs bounded by timeouts, and error
+//! Helpers shared by the `tf_semantics_*` test modules: runs bounded by timeouts, and error
 //! messages compared with the process-wide resource counter normalised away.
-// Each test binary uses a subset of these.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::time::Duration;

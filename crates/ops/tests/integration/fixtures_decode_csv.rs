@@ -1,7 +1,7 @@
 //! Every case of `decode_csv_cases.json` (written by TensorFlow 2.21) through weir's
 //! `DecodeCSV`, compared value for value, error kind and message.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use parsing_support::*;
 use serde_json::Value;

@@ -1,6 +1,5 @@
 //! Helpers shared by the io tests: fixture paths, JSON, base64, and a small string queue
 //! resource (the real queues live in another module) that readers can take work from.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! The parsing ops in graphs run by a Session: builder checks, static shapes, and the
 //! TF_SEMANTICS edge cases (section 8) end to end.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use parsing_support::*;
 use weir_graph::{Bytes, DType, Graph, Shape, Tensor};

@@ -6,7 +6,7 @@
 use weir::prelude::*;
 use weir::Code;
 
-mod tf_semantics;
+use crate::tf_semantics;
 
 use tf_semantics::*;
 

@@ -1,7 +1,7 @@
 //! Reader ops with the queue side exercised: blocking until work arrives, closing, session
 //! close and timeouts, bad queue elements, state save/restore, and one reader shared by threads.
 
-mod io_util;
+use crate::io_util;
 
 use std::time::Duration;
 

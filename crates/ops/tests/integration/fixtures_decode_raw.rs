@@ -1,7 +1,7 @@
 //! Every case of `decode_raw_cases.json` (written by TensorFlow 2.21) through weir's
 //! `DecodeRaw` / `DecodePaddedRaw`, compared value for value.
 
-mod parsing_support;
+use crate::parsing_support;
 
 use parsing_support::*;
 use serde_json::Value;

@@ -10,7 +10,7 @@ use weir::prelude::*;
 use weir::train::queue_runners;
 use weir::Code;
 
-mod tf_semantics;
+use crate::tf_semantics;
 
 use tf_semantics::*;
 

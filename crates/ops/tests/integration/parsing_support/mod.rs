@@ -1,6 +1,5 @@
 //! Shared helpers of the parsing tests: reading the TensorFlow fixtures (JSON tensors, errors)
 //! and comparing weir's tensors with them value for value.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 

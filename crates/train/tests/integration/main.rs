@@ -1,0 +1,14 @@
+//! weir-train's integration tests, one module per concern, linked into one binary
+//! (a binary per file linked the whole runtime each time).
+
+mod gradients;
+mod input_pipeline;
+mod minimize;
+mod monitored_session;
+mod moving_averages;
+mod optimizers;
+mod optimizers_learning_rate;
+mod queue_runner;
+mod saver;
+mod summary_file;
+mod variable_scope;

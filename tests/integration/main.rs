@@ -1,0 +1,19 @@
+//! weir's integration tests, one module per concern, linked into one binary: a binary
+//! per file linked the whole runtime each time, and the workspace's fifty-odd filled CI's disk.
+
+mod tf_semantics;
+
+mod cli_convert;
+mod cli_records;
+mod concurrency;
+mod digits_pipeline;
+mod graph;
+mod mnist_style_pipeline;
+mod readme;
+mod session;
+mod tf_semantics_decoders;
+mod tf_semantics_input;
+mod tf_semantics_queues;
+mod tf_semantics_readers;
+mod tf_semantics_tfrecord;
+mod variables;
