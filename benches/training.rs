@@ -18,7 +18,11 @@
 //! to 10,000), then 3 timed repetitions of 2,000 steps each; the median is printed.
 //! `benches/training_tf.py` is the TensorFlow counterpart with the same graphs and protocol.
 //!
-//! `cargo bench --bench training [-- --steps N] [--data DIR] [--only SUBSTRING]`
+//! `cargo bench --bench training [-- --steps N] [--data DIR] [--only SUBSTRING] [--profile N]`
+//!
+//! `--profile N` then traces N more steps of the preloaded and pipeline variants
+//! (`TraceLevel::FullTrace`) and prints, per op type, the time its nodes took per step: where a
+//! step's time goes, untimed and after the figures.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -162,6 +166,7 @@ fn bench(
     steps: usize,
     data: &(Vec<f32>, Vec<i32>),
     files: &[String],
+    profile: usize,
 ) -> Result<Vec<f64>> {
     let g = Graph::new();
     g.set_random_seed(7);
@@ -288,6 +293,9 @@ fn bench(
         if !last.is_finite() {
             return Err(Error::internal(format!("the loss diverged: {last}")));
         }
+        if profile > 0 && fed.is_none() {
+            print_profile(&sess, &fixed, profile)?;
+        }
         // Subnormal floats cost ~100 cycles per operation on x86 unless flushed (TensorFlow
         // flushes them to zero on its threads); report how many the model state holds.
         let vars = global_variables(&g)?;
@@ -311,6 +319,54 @@ fn bench(
     coord.request_stop(None)?;
     coord.join(&threads, Duration::from_secs(10))?;
     result
+}
+
+/// Traces `steps` runs of `args` and prints each op type's time per step (the sum over its
+/// nodes, so parallel branches can add up to more than the wall time).
+fn print_profile(sess: &Session, args: &RunArgs, steps: usize) -> Result<()> {
+    let traced = args.clone().trace_level(TraceLevel::FullTrace);
+    let mut meta = RunMetadata::default();
+    let mut by_op: std::collections::HashMap<String, (f64, usize)> = Default::default();
+    let mut by_node: std::collections::HashMap<String, f64> = Default::default();
+    let mut wall = 0.0;
+    for _ in 0..steps {
+        let t0 = Instant::now();
+        sess.run_with_metadata(&traced, &mut meta)?;
+        wall += t0.elapsed().as_secs_f64() * 1e6;
+        for n in meta.step_stats.node_stats() {
+            let op = n
+                .timeline_label
+                .split_once(" = ")
+                .and_then(|(_, r)| r.split_once('('))
+                .map_or("unknown", |(op, _)| op);
+            let us = n.all_end_rel_nanos as f64 / 1e3;
+            let e = by_op.entry(op.to_string()).or_default();
+            e.0 += us;
+            e.1 += 1;
+            *by_node.entry(n.node_name.clone()).or_default() += us;
+        }
+    }
+    let mut rows: Vec<(String, (f64, usize))> = by_op.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
+    let n = steps as f64;
+    eprintln!(
+        "  traced: {:.1} us per step (wall, tracing included)",
+        wall / n
+    );
+    for (op, (us, count)) in rows.iter().take(25) {
+        eprintln!(
+            "  {op:<32} {:>8.1} us/step  {:>5.1} nodes/step",
+            us / n,
+            *count as f64 / n
+        );
+    }
+    let mut nodes: Vec<(String, f64)> = by_node.into_iter().collect();
+    nodes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    eprintln!("  slowest nodes:");
+    for (node, us) in nodes.iter().take(8) {
+        eprintln!("  {node:<56} {:>8.1} us/step", us / n);
+    }
+    Ok(())
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -345,6 +401,12 @@ fn main() -> Result<()> {
         );
     }
     let only = value("--only");
+    let profile: usize = match value("--profile") {
+        Some(s) => s
+            .parse()
+            .map_err(|_| Error::invalid_argument(format!("--profile {s}: not a number")))?,
+        None => 0,
+    };
     let data = match &files {
         Some(f) => {
             eprintln!(
@@ -368,7 +430,7 @@ fn main() -> Result<()> {
             if only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
                 continue;
             }
-            let rates = bench(model, source, steps, &data, &files)?;
+            let rates = bench(model, source, steps, &data, &files, profile)?;
             let m = median(&rates);
             let reps: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();
             println!(

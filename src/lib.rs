@@ -41,7 +41,9 @@ pub use weir_train as train;
 pub use weir_graph::{
     graph_keys, Code, DType, Error, Graph, Operation, Output, Result, Shape, SparseTensor, Tensor,
 };
-pub use weir_session::{RunArgs, Session, SessionHandle, SessionOptions};
+pub use weir_session::{
+    RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, Timeline, TraceLevel,
+};
 
 /// The names a graph-building program uses most, for `use weir::prelude::*`.
 pub mod prelude {
@@ -103,7 +105,9 @@ pub mod prelude {
         as_string, decode_base64, encode_base64, regex_full_match, string_join, string_length,
         string_split, string_to_hash_bucket_fast, string_to_number, strings_split, substr,
     };
-    pub use weir_session::{RunArgs, Session, SessionHandle, SessionOptions};
+    pub use weir_session::{
+        RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, Timeline, TraceLevel,
+    };
     pub use weir_train::gradients::{gradients, stop_gradient};
     pub use weir_train::{
         add_queue_runner, batch, batch_join, exponential_decay, get_or_create_global_step,

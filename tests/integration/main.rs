@@ -11,6 +11,7 @@ mod graph;
 mod mnist_style_pipeline;
 mod readme;
 mod session;
+mod step_stats;
 mod tf_semantics_decoders;
 mod tf_semantics_input;
 mod tf_semantics_queues;

@@ -11,12 +11,15 @@ use weir_graph::{
 };
 
 use crate::plan::{Plan, Step};
+use crate::step_stats::Collector;
 
 /// Everything a step needs besides its inputs.
 pub(crate) struct RunEnv<'a> {
     pub resources: &'a ResourceManager,
     pub cancellation: &'a CancellationToken,
     pub deadline: Option<Instant>,
+    /// Where a traced run records each step.
+    pub trace: Option<&'a Collector>,
 }
 
 fn check_live(env: &RunEnv<'_>) -> Result<()> {
@@ -138,8 +141,12 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
     // A run nested in a kernel of the same plan on this thread does without the copies.
     let mut local = cell.try_borrow_mut().ok();
     for (i, step) in plan.steps.iter().enumerate() {
+        let start = env.trace.map(|_| Instant::now());
         if step.fixed {
             if let Some(t) = local.as_ref().and_then(|l| l[i].as_ref()) {
+                if let (Some(trace), Some(start)) = (env.trace, start) {
+                    trace.record(i, start, std::slice::from_ref(&Some(t.clone())));
+                }
                 if let Some(s) = step.outputs[0] {
                     slots[s] = Some(t.clone());
                 }
@@ -161,6 +168,9 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
                 inputs.push(t.ok_or_else(|| missing_slot(step))?);
             }
             run_step(step, inputs, outputs, env)?;
+        }
+        if let (Some(trace), Some(start)) = (env.trace, start) {
+            trace.record(i, start, outputs);
         }
         // The first value this thread sees of a fixed step becomes its copy, used from now on.
         if step.fixed {
@@ -219,6 +229,7 @@ struct Dataflow {
     resources: Arc<ResourceManager>,
     token: CancellationToken,
     deadline: Option<Instant>,
+    trace: Option<Arc<Collector>>,
 }
 
 impl Dataflow {
@@ -227,6 +238,7 @@ impl Dataflow {
             resources: &self.resources,
             cancellation: &self.token,
             deadline: self.deadline,
+            trace: self.trace.as_deref(),
         }
     }
 
@@ -239,13 +251,20 @@ impl Dataflow {
     }
 
     fn execute(&self, idx: usize, mut inputs: Vec<Tensor>) -> Result<Vec<Option<Tensor>>> {
-        if let Some(t) = &self.plan.steps[idx].constant {
-            return Ok(vec![Some(t.clone())]);
+        let start = self.trace.as_ref().map(|_| Instant::now());
+        let outputs = match &self.plan.steps[idx].constant {
+            Some(t) => vec![Some(t.clone())],
+            None => {
+                let env = self.env();
+                let mut outputs = Vec::new();
+                check_live(&env)?;
+                run_step(&self.plan.steps[idx], &mut inputs, &mut outputs, &env)?;
+                outputs
+            }
+        };
+        if let (Some(trace), Some(start)) = (&self.trace, start) {
+            trace.record(idx, start, &outputs);
         }
-        let env = self.env();
-        let mut outputs = Vec::new();
-        check_live(&env)?;
-        run_step(&self.plan.steps[idx], &mut inputs, &mut outputs, &env)?;
         Ok(outputs)
     }
 
@@ -392,6 +411,7 @@ pub(crate) fn run_parallel(
     token: &CancellationToken,
     deadline: Option<Instant>,
     pool: &Arc<rayon::ThreadPool>,
+    trace: Option<Arc<Collector>>,
 ) -> Result<Vec<Option<Tensor>>> {
     let pending: Vec<usize> = plan.steps.iter().map(|s| s.num_deps).collect();
     let mut shared = Shared {
@@ -417,6 +437,7 @@ pub(crate) fn run_parallel(
         resources: resources.clone(),
         token: token.clone(),
         deadline,
+        trace,
     });
     flow.drive(pool, true)?;
     let mut st = flow.state.lock();
@@ -477,6 +498,7 @@ mod tests {
             resources: &resources,
             cancellation: &token,
             deadline: None,
+            trace: None,
         };
         let mut scratch = Scratch::take();
         scratch.slots.resize_with(plan.num_slots, || None);

@@ -22,7 +22,14 @@ mod fusion;
 mod plan;
 mod run_args;
 mod session;
+mod step_stats;
+mod timeline;
 
 pub use callable::Callable;
 pub use run_args::RunArgs;
 pub use session::{Session, SessionHandle, SessionOptions};
+pub use step_stats::{
+    AllocationDescription, DeviceStepStats, NodeExecStats, NodeOutput, RunMetadata, StepStats,
+    TensorDescription, TraceLevel, CPU_DEVICE,
+};
+pub use timeline::Timeline;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use weir_graph::{Operation, Output, Tensor};
 
 use crate::plan::Plan;
+use crate::step_stats::TraceLevel;
 
 #[derive(Clone, Debug)]
 pub(crate) enum TensorRef {
@@ -20,7 +21,7 @@ pub(crate) enum OpRef {
 }
 
 /// What one run feeds, fetches and targets, in TensorFlow's words: `sess.run(fetches,
-/// feed_dict)` with operations as targets, plus `RunOptions(timeout_in_ms)`.
+/// feed_dict)` with operations as targets, plus `RunOptions(timeout_in_ms, trace_level)`.
 ///
 /// ```
 /// # use weir_graph::{DType, Graph, Shape, Tensor};
@@ -40,6 +41,7 @@ pub struct RunArgs {
     pub(crate) fetches: Vec<TensorRef>,
     pub(crate) targets: Vec<OpRef>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) trace_level: TraceLevel,
     /// The plan of the first session that ran these args (its id, the plan). Feeds' values may
     /// change between runs; their keys, fetches and targets cannot, so the plan stays valid.
     plan: PlanCache,
@@ -114,6 +116,13 @@ impl RunArgs {
     /// (`RunOptions(timeout_in_ms)`); overrides the session's default.
     pub fn timeout(mut self, timeout: Duration) -> RunArgs {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Asks [`Session::run_with_metadata`](crate::Session::run_with_metadata) to record each
+    /// node's execution (`RunOptions(trace_level=...)`); plain `run` ignores it.
+    pub fn trace_level(mut self, level: TraceLevel) -> RunArgs {
+        self.trace_level = level;
         self
     }
 

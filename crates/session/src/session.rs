@@ -14,6 +14,7 @@ use weir_graph::{
 use crate::executor::{run_parallel, run_sequential, RunEnv, Scratch};
 use crate::plan::{build_plan, Plan, PlanKey};
 use crate::run_args::{OpRef, RunArgs, TensorRef};
+use crate::step_stats::{Collector, RunMetadata, TraceLevel};
 
 /// Options of a session (the parts of TensorFlow's `ConfigProto` and `RunOptions` weir uses).
 #[derive(Clone, Debug)]
@@ -169,6 +170,41 @@ impl SessionHandle {
     /// Runs the subgraph that `args`' fetches and targets need, with its feeds, and returns the
     /// fetched tensors in order (`sess.run(fetches, feed_dict)`).
     pub fn run(&self, args: &RunArgs) -> Result<Vec<Tensor>> {
+        self.run_inner(args, None)
+    }
+
+    /// Runs as [`run`](Self::run) does and fills `metadata` (`sess.run(fetches, feed_dict,
+    /// options, run_metadata)`): with `args.trace_level(..)` above `NoTrace`, its step stats
+    /// list every node the run executed, with its start, duration, thread and outputs, also
+    /// when the run fails. [`Timeline`](crate::Timeline) turns them into a Chrome trace.
+    ///
+    /// ```
+    /// # use weir_graph::{DType, Graph, Shape, Tensor};
+    /// # use weir_ops::{array::placeholder, math::mul};
+    /// use weir_session::{RunArgs, RunMetadata, Session, TraceLevel};
+    /// # let g = Graph::new();
+    /// # let x = placeholder(&g, DType::F32, Shape::unknown())?;
+    /// # let y = mul(&x, &x)?;
+    /// # let sess = Session::new(&g)?;
+    /// let mut meta = RunMetadata::default();
+    /// let args = RunArgs::new()
+    ///     .feed(&x, Tensor::from(vec![3.0f32]))
+    ///     .fetch(&y)
+    ///     .trace_level(TraceLevel::FullTrace);
+    /// sess.run_with_metadata(&args, &mut meta)?;
+    /// assert!(meta.step_stats.node_stats().any(|n| n.node_name == y.op().name()));
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn run_with_metadata(
+        &self,
+        args: &RunArgs,
+        metadata: &mut RunMetadata,
+    ) -> Result<Vec<Tensor>> {
+        *metadata = RunMetadata::default();
+        self.run_inner(args, Some(metadata))
+    }
+
+    fn run_inner(&self, args: &RunArgs, metadata: Option<&mut RunMetadata>) -> Result<Vec<Tensor>> {
         if self.is_closed() {
             return Err(Error::failed_precondition(
                 "Attempted to use a closed Session.",
@@ -190,9 +226,19 @@ impl SessionHandle {
                 &built
             }
         };
+        let trace = match &metadata {
+            Some(_) if args.trace_level > TraceLevel::NoTrace => Some(Arc::new(Collector::new())),
+            _ => None,
+        };
         let mut scratch = Scratch::take();
-        let result = self.execute(plan, args, &mut scratch);
+        let result = self.execute(plan, args, &mut scratch, trace.clone());
         scratch.put_back();
+        if let (Some(meta), Some(trace)) = (metadata, trace) {
+            // Pool tasks of a failed run may still hold the collector; what they add later is
+            // not part of this run's report.
+            let trace = Arc::try_unwrap(trace).unwrap_or_else(|shared| shared.snapshot());
+            meta.step_stats = trace.finish(plan, &self.inner.graph);
+        }
         result
     }
 
@@ -202,6 +248,7 @@ impl SessionHandle {
         plan: &Arc<Plan>,
         args: &RunArgs,
         scratch: &mut Scratch,
+        trace: Option<Arc<Collector>>,
     ) -> Result<Vec<Tensor>> {
         scratch.slots.resize_with(plan.num_slots, || None);
         for (i, (_, value)) in args.feeds.iter().enumerate() {
@@ -234,13 +281,21 @@ impl SessionHandle {
             let token = self.inner.close_token.child();
             let pool = self.pool()?;
             let slots = std::mem::take(&mut scratch.slots);
-            scratch.slots =
-                run_parallel(plan, slots, &self.inner.resources, &token, deadline, pool)?;
+            scratch.slots = run_parallel(
+                plan,
+                slots,
+                &self.inner.resources,
+                &token,
+                deadline,
+                pool,
+                trace,
+            )?;
         } else {
             let env = RunEnv {
                 resources: &self.inner.resources,
                 cancellation: &self.inner.close_token,
                 deadline,
+                trace: trace.as_deref(),
             };
             run_sequential(plan, scratch, &env)?;
         }
