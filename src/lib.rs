@@ -121,8 +121,8 @@ pub mod prelude {
     };
     pub use weir_train::{
         CheckpointSaverHook, ExponentialMovingAverage, FeedFnHook, FinalOpsHook, LoggingTensorHook,
-        MonitoredSession, MonitoredTrainingSession, NanTensorHook, Scaffold, SessionRunArgs,
-        SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
-        SummarySaverHook,
+        MonitoredSession, MonitoredTrainingSession, NanTensorHook, ProfilerHook, Scaffold,
+        SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
+        StopAtStepHook, SummarySaverHook,
     };
 }

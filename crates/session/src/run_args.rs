@@ -126,6 +126,11 @@ impl RunArgs {
         self
     }
 
+    /// The trace level these args ask for ([`trace_level`](Self::trace_level)).
+    pub fn requested_trace_level(&self) -> TraceLevel {
+        self.trace_level
+    }
+
     /// How many tensors these args fetch (the length of a run's result).
     pub fn fetch_count(&self) -> usize {
         self.fetches.len()

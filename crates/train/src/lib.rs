@@ -34,9 +34,9 @@ pub use learning_rate::{exponential_decay, exponential_decay_tensor, piecewise_c
 pub use looper_thread::LooperThread;
 pub use monitored::{
     CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
-    MonitoredTrainingSession, NanTensorHook, Scaffold, SecondOrStepTimer, SessionRunArgs,
-    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
-    SummarySaverHook,
+    MonitoredTrainingSession, NanTensorHook, ProfilerHook, Scaffold, SecondOrStepTimer,
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
+    StopAtStepHook, SummarySaverHook,
 };
 pub use moving_averages::ExponentialMovingAverage;
 pub use optimizers::{

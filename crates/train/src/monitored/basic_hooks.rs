@@ -17,7 +17,7 @@ use crate::summary::{FileWriter, SessionStatus, SummaryWriterCache};
 use crate::{get_global_step, Coordinator, Saver};
 
 /// The global step's value tensor, or TensorFlow's RuntimeError (Unknown here) naming `hook`.
-fn global_step_read(graph: &Graph, hook: &str) -> Result<Output> {
+pub(super) fn global_step_read(graph: &Graph, hook: &str) -> Result<Output> {
     match get_global_step(graph)? {
         Some(v) => Ok(v.value()),
         None => Err(Error::new(
@@ -27,11 +27,11 @@ fn global_step_read(graph: &Graph, hook: &str) -> Result<Output> {
     }
 }
 
-fn step_of(t: &Tensor) -> Result<i64> {
+pub(super) fn step_of(t: &Tensor) -> Result<i64> {
     t.to_scalar::<i64>()
 }
 
-fn read_step(session: &SessionHandle, step: &Output) -> Result<i64> {
+pub(super) fn read_step(session: &SessionHandle, step: &Output) -> Result<i64> {
     step_of(&session.eval(step)?)
 }
 

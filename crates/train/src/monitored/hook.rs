@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use weir_graph::{Error, Graph, Output, Result, Tensor};
-use weir_session::{RunArgs, SessionHandle};
+use weir_session::{RunArgs, RunMetadata, SessionHandle, TraceLevel};
 
 use crate::Coordinator;
 
@@ -95,6 +95,7 @@ impl<'a> SessionRunContext<'a> {
 pub struct SessionRunArgs {
     pub(crate) fetches: Vec<Output>,
     pub(crate) feeds: Vec<(Output, Tensor)>,
+    pub(crate) trace_level: TraceLevel,
 }
 
 impl SessionRunArgs {
@@ -116,6 +117,14 @@ impl SessionRunArgs {
         self.feeds.push((tensor.into(), value.into()));
         self
     }
+
+    /// Asks for this run to be traced (`options=RunOptions(trace_level=...)`); the run uses the
+    /// highest level any hook or the caller asks for, and every hook's
+    /// [`SessionRunValues::run_metadata`] then holds the step stats.
+    pub fn trace_level(mut self, level: TraceLevel) -> SessionRunArgs {
+        self.trace_level = level;
+        self
+    }
 }
 
 /// `tf.train.SessionRunValues`: the values of one hook's fetches.
@@ -123,6 +132,8 @@ impl SessionRunArgs {
 pub struct SessionRunValues {
     /// One tensor per [`SessionRunArgs::fetch`], in order.
     pub results: Vec<Tensor>,
+    /// The run's metadata: its step stats when the caller or a hook asked for a trace.
+    pub run_metadata: RunMetadata,
 }
 
 /// `tf.train.SecondOrStepTimer`: triggers every `every_steps` global steps or every

@@ -3,6 +3,7 @@
 
 mod basic_hooks;
 mod hook;
+mod profiler_hook;
 mod scaffold;
 mod session;
 mod tensor_hooks;
@@ -11,6 +12,7 @@ pub use basic_hooks::{CheckpointSaverHook, StepCounterHook, StopAtStepHook, Summ
 pub use hook::{
     SecondOrStepTimer, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
 };
+pub use profiler_hook::ProfilerHook;
 pub use scaffold::Scaffold;
 pub use session::{MonitoredSession, MonitoredTrainingSession};
 pub use tensor_hooks::{FeedFnHook, FinalOpsHook, LoggingTensorHook, NanTensorHook};

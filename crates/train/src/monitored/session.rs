@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use weir_graph::{Bytes, Code, Error, Graph, Result, Tensor};
-use weir_session::{RunArgs, Session, SessionHandle, SessionOptions};
+use weir_session::{RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, TraceLevel};
 
 use super::basic_hooks::{CheckpointSaverHook, StepCounterHook, SummarySaverHook};
 use super::hook::{SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues};
@@ -335,6 +335,16 @@ impl MonitoredSession {
     /// Returns the caller's fetches only. A run after a stop is Unknown "Run called even after
     /// should_stop requested." (TensorFlow's RuntimeError).
     pub fn run(&mut self, args: &RunArgs) -> Result<Vec<Tensor>> {
+        self.run_with_metadata(args, &mut RunMetadata::default())
+    }
+
+    /// [`run`](Self::run) that also fills `metadata` (`run(fetches, feed_dict, options,
+    /// run_metadata)`): the step stats when `args` or a hook asked for a trace.
+    pub fn run_with_metadata(
+        &mut self,
+        args: &RunArgs,
+        metadata: &mut RunMetadata,
+    ) -> Result<Vec<Tensor>> {
         if self.closed {
             return Err(Error::new(Code::Unknown, "Session is already closed."));
         }
@@ -355,18 +365,26 @@ impl MonitoredSession {
         for h in hooks.iter_mut() {
             extra.push(h.before_run(&mut ctx)?);
         }
-        let mut results = if extra
+        // The deepest trace anyone asked for, as TensorFlow merges the hooks' RunOptions.
+        let level = extra
             .iter()
-            .all(|a| a.fetches.is_empty() && a.feeds.is_empty())
+            .map(|a| a.trace_level)
+            .fold(args.requested_trace_level(), TraceLevel::max);
+        let mut results = if level == args.requested_trace_level()
+            && extra
+                .iter()
+                .all(|a| a.fetches.is_empty() && a.feeds.is_empty())
         {
-            handle.run(args)?
+            handle.run_with_metadata(args, metadata)?
         } else {
-            handle.run(&with_hook_args(args, &extra)?)?
+            let full = with_hook_args(args, &extra)?.trace_level(level);
+            handle.run_with_metadata(&full, metadata)?
         };
         let mut hook_values = results.split_off(args.fetch_count()).into_iter();
         for (h, a) in hooks.iter_mut().zip(&extra) {
             let values = SessionRunValues {
                 results: hook_values.by_ref().take(a.fetches.len()).collect(),
+                run_metadata: metadata.clone(),
             };
             h.after_run(&mut ctx, &values)?;
         }

@@ -550,3 +550,85 @@ fn stock_hooks_refuse_ambiguous_periods_in_tensorflows_words() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn profiler_hook_writes_a_timeline_every_n_steps_and_traces_only_those_runs() -> Result<()> {
+    let dir = temp_dir("profiler");
+    let g = Graph::new();
+    let m = model(&g)?;
+    // Records whether each run it sees was traced.
+    struct Traced(Arc<Mutex<Vec<bool>>>);
+    impl SessionRunHook for Traced {
+        fn after_run(&mut self, _: &mut SessionRunContext<'_>, v: &SessionRunValues) -> Result<()> {
+            let traced = v.run_metadata.step_stats.node_stats().next().is_some();
+            self.0.lock().unwrap().push(traced);
+            Ok(())
+        }
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut sess = MonitoredTrainingSession::new(&g)
+        .save_checkpoint_secs(None)
+        .hook(StopAtStepHook::new(Some(10), None)?)
+        .hook(ProfilerHook::new(Some(3), None, &dir)?.show_memory(true))
+        .hook(Traced(seen.clone()))
+        .build()?;
+    while !sess.should_stop() {
+        sess.run(&RunArgs::new().fetch(&m.train))?;
+    }
+    sess.close()?;
+    // The first run starts the timer at step 0; then every third step, read after its run.
+    let traced: Vec<usize> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, &t)| t)
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(traced, [3, 6, 9]);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["timeline-3.json", "timeline-6.json", "timeline-9.json"]
+    );
+    let text = std::fs::read_to_string(dir.join("timeline-6.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let train_name = m.train.op().name();
+    assert!(
+        events.iter().any(|e| e["ph"] == "X"
+            && e["name"] == "AssignAdd"
+            && e["args"]["name"] == train_name.as_str()),
+        "{text}"
+    );
+    // show_memory: memory counters are there.
+    assert!(events.iter().any(|e| e["ph"] == "C"));
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
+}
+
+#[test]
+fn a_monitored_run_with_a_trace_level_fills_the_callers_metadata() -> Result<()> {
+    let g = Graph::new();
+    let m = model(&g)?;
+    let mut sess = MonitoredTrainingSession::new(&g)
+        .save_checkpoint_secs(None)
+        .build()?;
+    let mut meta = weir_session::RunMetadata::default();
+    let args = RunArgs::new()
+        .fetch(&m.train)
+        .trace_level(weir_session::TraceLevel::FullTrace);
+    sess.run_with_metadata(&args, &mut meta)?;
+    let train_name = m.train.op().name();
+    assert!(meta
+        .step_stats
+        .node_stats()
+        .any(|n| n.node_name == train_name));
+    sess.run_with_metadata(&RunArgs::new().fetch(&m.train), &mut meta)?;
+    assert_eq!(meta, weir_session::RunMetadata::default());
+    sess.close()
+}
