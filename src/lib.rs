@@ -120,9 +120,9 @@ pub mod prelude {
         ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
     pub use weir_train::{
-        CheckpointSaverHook, ExponentialMovingAverage, FeedFnHook, FinalOpsHook, LoggingTensorHook,
-        MonitoredSession, MonitoredTrainingSession, NanTensorHook, ProfilerHook, Scaffold,
-        SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
-        StopAtStepHook, SummarySaverHook,
+        write_graph, CheckpointSaverHook, ExponentialMovingAverage, FeedFnHook, FinalOpsHook,
+        LoggingTensorHook, MonitoredSession, MonitoredTrainingSession, NanTensorHook, ProfilerHook,
+        Scaffold, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+        StepCounterHook, StopAtStepHook, SummarySaverHook,
     };
 }

@@ -8,6 +8,7 @@ mod cli_records;
 mod concurrency;
 mod digits_pipeline;
 mod graph;
+mod graph_def;
 mod mnist_style_pipeline;
 mod readme;
 mod session;

@@ -10,6 +10,7 @@ mod cancellation;
 mod dtype;
 mod error;
 mod graph;
+pub mod graph_def;
 mod kernel;
 mod node;
 mod op_def;

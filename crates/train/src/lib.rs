@@ -53,4 +53,6 @@ pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,
     VariableScopeGuard,
 };
+/// `tf.train.write_graph` (`tf.io.write_graph`): a `GraphDef` to a text or binary file.
+pub use weir_graph::graph_def::write_graph;
 pub use weir_ops::init_ops::{FanMode, Initializer, ScalingDistribution};

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use weir_graph::graph_def::write_graph;
 use weir_graph::{Code, Error, Graph, Output, Result, Tensor};
 use weir_session::SessionHandle;
 
@@ -217,6 +218,12 @@ impl SessionRunHook for CheckpointSaverHook {
     fn after_create_session(&mut self, session: &SessionHandle, _: &Coordinator) -> Result<()> {
         let gs = begun(&self.global_step, "CheckpointSaverHook")?;
         let step = read_step(session, gs)?;
+        // Written here, not in begin: other hooks may still add ops in theirs.
+        let def = session.graph().as_graph_def(true)?;
+        write_graph(&def, &self.dir, "graph.pbtxt", true)?;
+        if let Some(w) = &self.writer {
+            w.add_graph(session.graph())?;
+        }
         // The state the session starts from, as TensorFlow saves it.
         self.save(session, step)?;
         self.timer.update_last_triggered_step(step);

@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
 use prost::Message;
-use weir_graph::{Bytes, Error, Result, Tensor};
+use weir_graph::{Bytes, Error, Graph, Result, Tensor};
 use weir_ops::io::{RecordWriter, TfRecordOptions};
 use weir_ops::summary::proto::{event::What, Event, SessionLog, Summary};
 
@@ -88,6 +88,17 @@ impl FileWriter {
             Some(w) => w.write(&bytes),
             None => Err(Error::failed_precondition("FileWriter is closed.")),
         }
+    }
+
+    /// `writer.add_graph(graph)` (also what `FileWriter(logdir, graph)` does): writes the graph,
+    /// with its static shapes, for TensorBoard's Graphs tab.
+    pub fn add_graph(&self, graph: &Graph) -> Result<()> {
+        let def = graph.as_graph_def(true)?;
+        self.add_event(&Event {
+            wall_time: now(),
+            step: 0,
+            what: Some(What::GraphDef(Bytes::from(def.encode_to_vec()))),
+        })
     }
 
     /// `writer.add_summary(summary, global_step)`: `summary` is the serialized `Summary` a

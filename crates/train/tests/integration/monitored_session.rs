@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use prost::Message;
+use weir_graph::graph_def::proto::GraphDef;
 use weir_graph::{Code, DType, Graph, Operation, Output, Result, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::io::{tf_record_iterator, TfRecordOptions};
@@ -133,6 +134,22 @@ fn checkpoints_are_saved_on_steps_and_at_the_end_then_restored_by_a_new_session(
         }
         sess.close()?;
     }
+    // The graph, as TensorFlow's CheckpointSaverHook writes it: graph.pbtxt beside the
+    // checkpoints and a graph event for TensorBoard.
+    let text = std::fs::read_to_string(dir.join("graph.pbtxt")).unwrap();
+    assert!(
+        text.contains("  name: \"w\"\n  op: \"VariableV2\"\n"),
+        "{text}"
+    );
+    let graphs: Vec<GraphDef> = events(&dir)
+        .into_iter()
+        .filter_map(|e| match e.what {
+            Some(What::GraphDef(b)) => Some(GraphDef::decode(b).unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(graphs.len(), 1);
+    assert!(graphs[0].node.iter().any(|n| n.name == "w"));
     // Saved when created (step 0), at steps 4 and 8, and at the end (10); five are kept.
     let kept = get_checkpoint_state(&dir)?.expect("a checkpoint state");
     let names: Vec<String> = kept

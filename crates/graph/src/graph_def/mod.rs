@@ -1,0 +1,258 @@
+//! A graph as TensorFlow's `GraphDef` (`tf.Graph.as_graph_def`), in binary or text format
+//! (`tf.io.write_graph`), so TensorBoard draws weir's graphs and TensorFlow can read them.
+
+pub mod proto;
+mod text;
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+/// prost's `Message`, whose `encode_to_vec` and `decode` read and write these messages.
+pub use prost::Message;
+
+use crate::{AttrValue, DType, Error, Graph, Result, Shape, Tensor};
+use proto::attr_value_proto::Value;
+use proto::{
+    tensor_shape_proto, AttrValueProto, GraphDef, ListValue, NodeDef, TensorProto,
+    TensorShapeProto, VersionDef,
+};
+
+pub use text::to_text;
+
+/// The GraphDef version weir writes: TensorFlow 2.21's `tf.version.GRAPH_DEF_VERSION`, whose
+/// op set (`AddV2`, `VariableV2`, ...) weir's graphs use.
+pub const GRAPH_DEF_VERSION: i32 = 2474;
+
+/// TensorFlow's `DataType` number of `d`.
+pub fn data_type_number(d: DType) -> i32 {
+    match d {
+        DType::F32 => 1,
+        DType::F64 => 2,
+        DType::I32 => 3,
+        DType::U8 => 4,
+        DType::I16 => 5,
+        DType::I8 => 6,
+        DType::String => 7,
+        DType::I64 => 9,
+        DType::Bool => 10,
+        DType::U16 => 17,
+        DType::Resource => 20,
+    }
+}
+
+/// `shape` as a `TensorShapeProto`.
+pub fn shape_proto(shape: &Shape) -> TensorShapeProto {
+    match shape.dims() {
+        None => TensorShapeProto {
+            dim: Vec::new(),
+            unknown_rank: true,
+        },
+        Some(dims) => TensorShapeProto {
+            dim: dims
+                .iter()
+                .map(|d| tensor_shape_proto::Dim {
+                    size: d.map_or(-1, |s| s as i64),
+                })
+                .collect(),
+            unknown_rank: false,
+        },
+    }
+}
+
+/// Little-endian bytes of every element.
+fn raw_bytes<T: Copy>(values: &[T], to_le: impl Fn(T) -> Vec<u8>) -> Bytes {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(values));
+    for &v in values {
+        out.extend_from_slice(&to_le(v));
+    }
+    Bytes::from(out)
+}
+
+/// `t` as a `TensorProto`, laid out as TensorFlow's Python lays out a constant: a scalar in its
+/// dtype's typed field, anything larger as `tensor_content` (strings always as `string_val`).
+pub fn tensor_proto(t: &Tensor) -> Result<TensorProto> {
+    let mut p = TensorProto {
+        dtype: data_type_number(t.dtype()),
+        tensor_shape: Some(shape_proto(&Shape::known(t.shape()))),
+        ..TensorProto::default()
+    };
+    let scalar = t.rank() == 0;
+    match t.dtype() {
+        DType::F32 if scalar => p.float_val = t.to_vec()?,
+        DType::F32 => {
+            p.tensor_content = raw_bytes(t.as_slice::<f32>()?, |v| v.to_le_bytes().into())
+        }
+        DType::F64 if scalar => p.double_val = t.to_vec()?,
+        DType::F64 => {
+            p.tensor_content = raw_bytes(t.as_slice::<f64>()?, |v| v.to_le_bytes().into())
+        }
+        DType::I32 if scalar => p.int_val = t.to_vec()?,
+        DType::I32 => {
+            p.tensor_content = raw_bytes(t.as_slice::<i32>()?, |v| v.to_le_bytes().into())
+        }
+        DType::I64 if scalar => p.int64_val = t.to_vec()?,
+        DType::I64 => {
+            p.tensor_content = raw_bytes(t.as_slice::<i64>()?, |v| v.to_le_bytes().into())
+        }
+        DType::I16 if scalar => p.int_val = vec![t.to_scalar::<i16>()?.into()],
+        DType::I16 => {
+            p.tensor_content = raw_bytes(t.as_slice::<i16>()?, |v| v.to_le_bytes().into())
+        }
+        DType::U16 if scalar => p.int_val = vec![t.to_scalar::<u16>()?.into()],
+        DType::U16 => {
+            p.tensor_content = raw_bytes(t.as_slice::<u16>()?, |v| v.to_le_bytes().into())
+        }
+        DType::I8 if scalar => p.int_val = vec![t.to_scalar::<i8>()?.into()],
+        DType::I8 => p.tensor_content = raw_bytes(t.as_slice::<i8>()?, |v| v.to_le_bytes().into()),
+        DType::U8 if scalar => p.int_val = vec![t.to_scalar::<u8>()?.into()],
+        DType::U8 => p.tensor_content = Bytes::copy_from_slice(t.as_slice::<u8>()?),
+        DType::Bool if scalar => p.bool_val = t.to_vec()?,
+        DType::Bool => p.tensor_content = raw_bytes(t.as_slice::<bool>()?, |v| vec![u8::from(v)]),
+        DType::String => p.string_val = t.as_slice::<Bytes>()?.to_vec(),
+        DType::Resource => {
+            return Err(Error::unimplemented(
+                "A resource tensor has no TensorProto form in weir",
+            ))
+        }
+    }
+    Ok(p)
+}
+
+/// An attribute as TensorFlow's `AttrValue`.
+pub fn attr_proto(v: &AttrValue) -> Result<AttrValueProto> {
+    let value = match v {
+        AttrValue::Int(i) => Value::I(*i),
+        AttrValue::Float(f) => Value::F(*f),
+        AttrValue::Bool(b) => Value::B(*b),
+        AttrValue::Str(s) => Value::S(Bytes::copy_from_slice(s.as_bytes())),
+        AttrValue::Type(d) => Value::Type(data_type_number(*d)),
+        AttrValue::Shape(s) => Value::Shape(shape_proto(s)),
+        AttrValue::Tensor(t) => Value::Tensor(tensor_proto(t)?),
+        AttrValue::Ints(v) => Value::List(ListValue {
+            i: v.clone(),
+            ..ListValue::default()
+        }),
+        AttrValue::Floats(v) => Value::List(ListValue {
+            f: v.clone(),
+            ..ListValue::default()
+        }),
+        AttrValue::Strs(v) => Value::List(ListValue {
+            s: v.iter()
+                .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+                .collect(),
+            ..ListValue::default()
+        }),
+        AttrValue::Types(v) => Value::List(ListValue {
+            r#type: v.iter().map(|d| data_type_number(*d)).collect(),
+            ..ListValue::default()
+        }),
+        AttrValue::Shapes(v) => Value::List(ListValue {
+            shape: v.iter().map(shape_proto).collect(),
+            ..ListValue::default()
+        }),
+    };
+    Ok(AttrValueProto { value: Some(value) })
+}
+
+impl Graph {
+    /// The graph as TensorFlow's `GraphDef` (`graph.as_graph_def(add_shapes)`): every node with
+    /// its op, inputs (`node:index`, then `^node` for control inputs) and attributes; with
+    /// `add_shapes`, each node's static output shapes in `_output_shapes`, which TensorBoard
+    /// draws on the edges.
+    ///
+    /// ```
+    /// # use weir_graph::Graph;
+    /// let def = Graph::new().as_graph_def(true)?;
+    /// assert!(def.node.is_empty());
+    /// assert_eq!(def.versions.unwrap().producer, weir_graph::graph_def::GRAPH_DEF_VERSION);
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn as_graph_def(&self, add_shapes: bool) -> Result<GraphDef> {
+        self.with_nodes(|nodes| {
+            let node = nodes
+                .iter()
+                .map(|n| {
+                    let mut input: Vec<String> = n
+                        .inputs()
+                        .iter()
+                        .map(|&(id, i)| match i {
+                            0 => nodes[id].name().to_string(),
+                            i => format!("{}:{i}", nodes[id].name()),
+                        })
+                        .collect();
+                    input.extend(
+                        n.control_inputs()
+                            .iter()
+                            .map(|&id| format!("^{}", nodes[id].name())),
+                    );
+                    let mut attr = n
+                        .attrs()
+                        .iter()
+                        .map(|(k, v)| {
+                            attr_proto(v)
+                                .map(|p| (k.clone(), p))
+                                .map_err(|e| e.with_node(n.name(), n.op_type()))
+                        })
+                        .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
+                    if add_shapes {
+                        let shapes = AttrValue::Shapes(n.output_shapes().to_vec());
+                        attr.insert("_output_shapes".to_string(), attr_proto(&shapes)?);
+                    }
+                    Ok(NodeDef {
+                        name: n.name().to_string(),
+                        op: n.op_type().to_string(),
+                        input,
+                        device: String::new(),
+                        attr,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(GraphDef {
+                node,
+                versions: Some(VersionDef {
+                    producer: GRAPH_DEF_VERSION,
+                    min_consumer: 0,
+                }),
+            })
+        })
+    }
+}
+
+/// Writes `def` to `logdir/name` (`tf.io.write_graph(graph_def, logdir, name, as_text)`): in
+/// protobuf's text format when `as_text` (TensorFlow's default; name it `*.pbtxt`), else as the
+/// binary message (`*.pb`). Creates `logdir`, writes through a temporary file renamed into
+/// place, and returns the path.
+///
+/// ```
+/// # use weir_graph::{graph_def::write_graph, Graph};
+/// let dir = std::env::temp_dir().join(format!("weir-write-graph-doc-{}", std::process::id()));
+/// let path = write_graph(&Graph::new().as_graph_def(false)?, &dir, "graph.pbtxt", true)?;
+/// assert!(std::fs::read_to_string(&path).unwrap().starts_with("versions {"));
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn write_graph(
+    def: &GraphDef,
+    logdir: impl AsRef<Path>,
+    name: &str,
+    as_text: bool,
+) -> Result<PathBuf> {
+    let bytes = if as_text {
+        to_text(def).into_bytes()
+    } else {
+        def.encode_to_vec()
+    };
+    let dir = logdir.as_ref();
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let fail = |e: std::io::Error| -> Error {
+        Error::from(e).with_prefix(&format!("Failed to write {}: ", path.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })?;
+    Ok(path)
+}

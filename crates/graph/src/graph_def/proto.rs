@@ -1,0 +1,165 @@
+//! TensorFlow's `GraphDef` and the messages it holds (`graph.proto`, `node_def.proto`,
+//! `attr_value.proto`, `tensor.proto`, `tensor_shape.proto`, `versions.proto`), written by hand
+//! as prost messages with TensorFlow's field numbers: the fields weir's graphs use.
+
+use bytes::Bytes;
+
+/// `tensorflow.GraphDef`: a graph's nodes and the versions it was made by.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GraphDef {
+    /// Every node, inputs before their consumers.
+    #[prost(message, repeated, tag = "1")]
+    pub node: Vec<NodeDef>,
+    /// Which GraphDef version the graph was written at.
+    #[prost(message, optional, tag = "4")]
+    pub versions: Option<VersionDef>,
+}
+
+/// `tensorflow.VersionDef`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct VersionDef {
+    /// The GraphDef version of the writer.
+    #[prost(int32, tag = "1")]
+    pub producer: i32,
+    /// The oldest reader that may run the graph.
+    #[prost(int32, tag = "2")]
+    pub min_consumer: i32,
+}
+
+/// `tensorflow.NodeDef`: one node.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NodeDef {
+    /// The node's unique name.
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// Its op type.
+    #[prost(string, tag = "2")]
+    pub op: String,
+    /// Data inputs as `node` or `node:index`, then control inputs as `^node`.
+    #[prost(string, repeated, tag = "3")]
+    pub input: Vec<String>,
+    /// The requested device; empty, as weir places nothing.
+    #[prost(string, tag = "4")]
+    pub device: String,
+    /// Attributes by name.
+    #[prost(btree_map = "string, message", tag = "5")]
+    pub attr: std::collections::BTreeMap<String, AttrValueProto>,
+}
+
+/// `tensorflow.AttrValue`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AttrValueProto {
+    /// The value, one of TensorFlow's attribute kinds.
+    #[prost(oneof = "attr_value_proto::Value", tags = "1, 2, 3, 4, 5, 6, 7, 8")]
+    pub value: Option<attr_value_proto::Value>,
+}
+
+/// The `oneof value` of [`AttrValueProto`].
+pub mod attr_value_proto {
+    /// `AttrValue.value`.
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Value {
+        /// `list(...)`.
+        #[prost(message, tag = "1")]
+        List(super::ListValue),
+        /// `string`.
+        #[prost(bytes = "bytes", tag = "2")]
+        S(super::Bytes),
+        /// `int`.
+        #[prost(int64, tag = "3")]
+        I(i64),
+        /// `float`.
+        #[prost(float, tag = "4")]
+        F(f32),
+        /// `bool`.
+        #[prost(bool, tag = "5")]
+        B(bool),
+        /// `type`: a `DataType` number.
+        #[prost(int32, tag = "6")]
+        Type(i32),
+        /// `shape`.
+        #[prost(message, tag = "7")]
+        Shape(super::TensorShapeProto),
+        /// `tensor`.
+        #[prost(message, tag = "8")]
+        Tensor(super::TensorProto),
+    }
+}
+
+/// `tensorflow.AttrValue.ListValue`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ListValue {
+    /// `list(string)`.
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    pub s: Vec<Bytes>,
+    /// `list(int)`.
+    #[prost(int64, repeated, tag = "3")]
+    pub i: Vec<i64>,
+    /// `list(float)`.
+    #[prost(float, repeated, tag = "4")]
+    pub f: Vec<f32>,
+    /// `list(bool)`.
+    #[prost(bool, repeated, tag = "5")]
+    pub b: Vec<bool>,
+    /// `list(type)`.
+    #[prost(int32, repeated, tag = "6")]
+    pub r#type: Vec<i32>,
+    /// `list(shape)`.
+    #[prost(message, repeated, tag = "7")]
+    pub shape: Vec<TensorShapeProto>,
+}
+
+/// `tensorflow.TensorShapeProto`: dimensions of size -1 are unknown.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TensorShapeProto {
+    /// The dimensions, outermost first.
+    #[prost(message, repeated, tag = "2")]
+    pub dim: Vec<tensor_shape_proto::Dim>,
+    /// Whether even the rank is unknown.
+    #[prost(bool, tag = "3")]
+    pub unknown_rank: bool,
+}
+
+/// The nested messages of [`TensorShapeProto`].
+pub mod tensor_shape_proto {
+    /// `TensorShapeProto.Dim`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Dim {
+        /// The size, -1 when unknown.
+        #[prost(int64, tag = "1")]
+        pub size: i64,
+    }
+}
+
+/// `tensorflow.TensorProto`: a constant's value, either as raw little-endian bytes
+/// (`tensor_content`) or in the typed field of its dtype.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TensorProto {
+    /// The `DataType` number.
+    #[prost(int32, tag = "1")]
+    pub dtype: i32,
+    /// The shape.
+    #[prost(message, optional, tag = "2")]
+    pub tensor_shape: Option<TensorShapeProto>,
+    /// Every element, little-endian, in row-major order.
+    #[prost(bytes = "bytes", tag = "4")]
+    pub tensor_content: Bytes,
+    /// `float` values.
+    #[prost(float, repeated, tag = "5")]
+    pub float_val: Vec<f32>,
+    /// `double` values.
+    #[prost(double, repeated, tag = "6")]
+    pub double_val: Vec<f64>,
+    /// `int32`, `int16`, `int8`, `uint16` and `uint8` values.
+    #[prost(int32, repeated, tag = "7")]
+    pub int_val: Vec<i32>,
+    /// `string` values.
+    #[prost(bytes = "bytes", repeated, tag = "8")]
+    pub string_val: Vec<Bytes>,
+    /// `int64` values.
+    #[prost(int64, repeated, tag = "10")]
+    pub int64_val: Vec<i64>,
+    /// `bool` values.
+    #[prost(bool, repeated, tag = "11")]
+    pub bool_val: Vec<bool>,
+}
