@@ -47,6 +47,7 @@ pub use weir_session::{
 
 /// The names a graph-building program uses most, for `use weir::prelude::*`.
 pub mod prelude {
+    pub use weir_graph::graph_def::ImportGraphDef;
     pub use weir_graph::{
         graph_keys, Bytes, DType, Error, Graph, Operation, Output, Result, Shape, SparseTensor,
         Tensor,
@@ -68,6 +69,7 @@ pub mod prelude {
         random_brightness, random_contrast, random_flip_left_right, random_flip_up_down, resize,
         Resize, ResizeMethod,
     };
+    pub use weir_ops::import_graph_def;
     pub use weir_ops::init_ops::Initializer;
     pub use weir_ops::io::example::{Example, Feature, SequenceExample};
     pub use weir_ops::io::{

@@ -9,6 +9,7 @@ mod concurrency;
 mod digits_pipeline;
 mod graph;
 mod graph_def;
+mod graph_def_import;
 mod mnist_style_pipeline;
 mod readme;
 mod session;

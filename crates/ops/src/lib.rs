@@ -63,6 +63,16 @@ pub fn register_all_ops() {
     });
 }
 
+/// Adds `options`' GraphDef to `graph` (`tf.import_graph_def`), with every op registered first;
+/// returns the imported operations in the GraphDef's order.
+pub fn import_graph_def(
+    graph: &Graph,
+    options: &weir_graph::graph_def::ImportGraphDef<'_>,
+) -> weir_graph::Result<Vec<weir_graph::Operation>> {
+    register_all_ops();
+    options.import(graph)
+}
+
 /// Starts a node of `op_type` in `graph`, with every op registered.
 pub(crate) fn new_op(graph: &Graph, op_type: &str) -> OpBuilder {
     register_all_ops();

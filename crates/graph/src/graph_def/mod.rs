@@ -1,6 +1,8 @@
 //! A graph as TensorFlow's `GraphDef` (`tf.Graph.as_graph_def`), in binary or text format
-//! (`tf.io.write_graph`), so TensorBoard draws weir's graphs and TensorFlow can read them.
+//! (`tf.io.write_graph`), so TensorBoard draws weir's graphs and TensorFlow can read them; and
+//! the way back (`tf.import_graph_def`), so a graph TensorFlow wrote runs here.
 
+mod import;
 pub mod proto;
 mod text;
 
@@ -17,6 +19,7 @@ use proto::{
     TensorShapeProto, VersionDef,
 };
 
+pub use import::{tensor_from_proto, ImportGraphDef};
 pub use text::to_text;
 
 /// The GraphDef version weir writes: TensorFlow 2.21's `tf.version.GRAPH_DEF_VERSION`, whose
@@ -185,12 +188,21 @@ impl Graph {
                             .iter()
                             .map(|&id| format!("^{}", nodes[id].name())),
                     );
+                    // A read of a TensorFlow 1.x variable is an Identity of its ref output,
+                    // which TensorFlow imports; weir's ReadVariableOp of it is not.
+                    let ref_read = n.op_type() == "ReadVariableOp"
+                        && n.inputs()
+                            .first()
+                            .is_some_and(|&(id, _)| nodes[id].op_type() == "VariableV2");
+                    let op = if ref_read { "Identity" } else { n.op_type() };
                     let mut attr = n
                         .attrs()
                         .iter()
+                        .filter(|(k, _)| !ref_read || k.as_str() == "dtype")
+                        .map(|(k, v)| (if ref_read { "T" } else { k.as_str() }, v))
                         .map(|(k, v)| {
                             attr_proto(v)
-                                .map(|p| (k.clone(), p))
+                                .map(|p| (k.to_string(), p))
                                 .map_err(|e| e.with_node(n.name(), n.op_type()))
                         })
                         .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
@@ -200,7 +212,7 @@ impl Graph {
                     }
                     Ok(NodeDef {
                         name: n.name().to_string(),
-                        op: n.op_type().to_string(),
+                        op: op.to_string(),
                         input,
                         device: String::new(),
                         attr,

@@ -1,0 +1,203 @@
+//! `tf.import_graph_def`: GraphDefs written by the real TensorFlow (tests/data/tf_graphs, made by
+//! its make_graphs.py) imported and run here, compared with the values TensorFlow computed.
+
+use std::path::PathBuf;
+
+use serde_json::Value as Json;
+use weir::graph::graph_def::proto::GraphDef;
+use weir::graph::graph_def::Message;
+use weir::prelude::*;
+use weir::Code;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tf_graphs")
+        .join(name)
+}
+
+fn graph_def(name: &str) -> GraphDef {
+    GraphDef::decode(&std::fs::read(data(name)).unwrap()[..]).unwrap()
+}
+
+fn expected() -> Json {
+    serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap()
+}
+
+fn f32s(v: &Json) -> Vec<f32> {
+    let mut out = Vec::new();
+    match v {
+        Json::Array(a) => a.iter().for_each(|x| out.extend(f32s(x))),
+        x => out.push(x.as_f64().unwrap() as f32),
+    }
+    out
+}
+
+#[test]
+fn constants_in_every_layout_tensorflow_writes_read_back_exactly() -> Result<()> {
+    let g = Graph::new();
+    let ops = import_graph_def(
+        &g,
+        &ImportGraphDef::new(&graph_def("constants.pb")).name(""),
+    )?;
+    assert_eq!(ops.len(), 8);
+    let sess = Session::new(&g)?;
+    let want = &expected()["constants"];
+    let get = |name: &str| {
+        sess.eval(g.tensor_by_name(&format!("{name}:0")).unwrap())
+            .unwrap()
+    };
+    assert_eq!(get("f_scalar").to_scalar::<f32>()?, 2.5);
+    let m = get("f_matrix");
+    assert_eq!(
+        (m.shape(), m.to_vec::<f32>()?),
+        (&[1usize, 3][..], f32s(&want["f_matrix"]))
+    );
+    // One value written for six elements: repeated, as TensorFlow reads it.
+    let filled = get("i64_filled");
+    assert_eq!(
+        (filled.shape(), filled.to_vec::<i64>()?),
+        (&[2usize, 3][..], vec![7i64; 6])
+    );
+    assert_eq!(get("i32").to_vec::<i32>()?, [1, -2, 3]);
+    assert_eq!(get("u8").to_vec::<u8>()?, [200, 3]);
+    assert_eq!(get("bools").to_vec::<bool>()?, [true, false, true]);
+    assert_eq!(get("f64").to_scalar::<f64>()?, 3.0);
+    let strings: Vec<Vec<u8>> = get("strings")
+        .as_slice::<Bytes>()?
+        .iter()
+        .map(|b| b.to_vec())
+        .collect();
+    // expected.json holds the bytes as latin-1 characters.
+    let want_strings: Vec<Vec<u8>> = want["strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().chars().map(|c| c as u8).collect())
+        .collect();
+    assert_eq!(strings, want_strings);
+    Ok(())
+}
+
+#[test]
+fn a_tensorflow_training_graph_with_ref_variables_trains_to_tensorflows_losses() -> Result<()> {
+    let want = &expected()["softmax_train"];
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&graph_def("softmax_train.pb")))?;
+    let t = |name: &str| g.tensor_by_name(&format!("import/{name}")).unwrap();
+    let op = |name: &str| g.operation_by_name(&format!("import/{name}")).unwrap();
+    // TensorFlow's variable read, an Identity of the ref, is weir's ReadVariableOp here.
+    assert_eq!(op("w/read").op_type(), "ReadVariableOp");
+    let sess = Session::new(&g)?;
+    sess.run(&RunArgs::new().target(&op("init")))?;
+    let xs = Tensor::from_vec(&[2, 4], f32s(&want["x"]))?;
+    let ys = Tensor::from(
+        want["y"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap() as i32)
+            .collect::<Vec<_>>(),
+    );
+    let args = RunArgs::new()
+        .feed(t("x:0"), xs)
+        .feed(t("y:0"), ys)
+        .fetch(t("loss:0"))
+        .target(&op("train"));
+    for (step, w) in f32s(&want["losses"]).into_iter().enumerate() {
+        let got = sess.run(&args)?[0].to_scalar::<f32>()?;
+        assert!(
+            (got - w).abs() <= 1e-6 * w.abs().max(1.0),
+            "step {step}: {got} vs {w}"
+        );
+    }
+    let w_after = sess.eval(t("w/read:0"))?.to_vec::<f32>()?;
+    for (a, b) in w_after.iter().zip(f32s(&want["w_after"])) {
+        assert!((a - b).abs() <= 1e-6, "{w_after:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn input_map_replaces_an_imported_input_and_a_second_import_gets_its_own_prefix() -> Result<()> {
+    let want = &expected()["softmax_train"];
+    let g = Graph::new();
+    let xs = constant(&g, Tensor::from_vec(&[2, 4], f32s(&want["x"]))?)?;
+    let def = graph_def("softmax_train.pb");
+    import_graph_def(&g, &ImportGraphDef::new(&def))?;
+    import_graph_def(&g, &ImportGraphDef::new(&def).input_map("x", &xs))?;
+    let op = |name: &str| g.operation_by_name(name).unwrap();
+    let sess = Session::new(&g)?;
+    sess.run(&RunArgs::new().target(&op("import_1/init")))?;
+    let ys = Tensor::from(vec![2i32, 0]);
+    let loss = g.tensor_by_name("import_1/loss:0")?;
+    let y = g.tensor_by_name("import_1/y:0")?;
+    let got = sess.run(&RunArgs::new().feed(&y, ys).fetch(&loss))?[0].to_scalar::<f32>()?;
+    let first = f32s(&want["losses"])[0];
+    assert!((got - first).abs() <= 1e-6, "{got} vs {first}");
+    Ok(())
+}
+
+#[test]
+fn a_weir_graph_round_trips_through_its_graph_def() -> Result<()> {
+    let g = Graph::new();
+    let x = Placeholder::new(DType::F32)
+        .shape(Shape::new(vec![None, Some(2)]))
+        .name("x")
+        .build(&g)?;
+    let w = Variable::builder(constant(
+        &g,
+        Tensor::from_vec(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?,
+    )?)
+    .name("w")
+    .build()?;
+    let y = reduce_sum(&x.matmul(w.value())?, [1])?;
+    let def = g.as_graph_def(true)?;
+    // The read is exported as TensorFlow 1.x writes it.
+    let read = def
+        .node
+        .iter()
+        .find(|n| n.name == w.value().op().name())
+        .unwrap();
+    assert_eq!(read.op, "Identity");
+
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let sess = Session::new(&h)?;
+    sess.run(&RunArgs::new().target(&h.operation_by_name(&w.initializer().name()).unwrap()))?;
+    let xs = Tensor::from_vec(&[1, 2], vec![1.0f32, 1.0])?;
+    let got = sess.run(
+        &RunArgs::new()
+            .feed(h.tensor_by_name("x:0")?, xs)
+            .fetch(h.tensor_by_name(&y.name())?),
+    )?;
+    assert_eq!(got[0].to_vec::<f32>()?, [10.0]);
+    Ok(())
+}
+
+#[test]
+fn bad_graph_defs_are_refused_naming_the_node() {
+    let g = Graph::new();
+    let mut def = graph_def("constants.pb");
+    def.node[0].op = "NoSuchOp".to_string();
+    let err = import_graph_def(&g, &ImportGraphDef::new(&def)).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err}");
+    assert!(
+        err.to_string().contains("NoSuchOp") && err.to_string().contains("f_scalar"),
+        "{err}"
+    );
+
+    let mut def = graph_def("softmax_train.pb");
+    let n = def.node.iter().position(|n| n.name == "logits").unwrap();
+    def.node[n].input[0] = "nowhere:0".to_string();
+    let err = import_graph_def(&g, &ImportGraphDef::new(&def)).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("nowhere"), "{err}");
+
+    // A cycle: the product reads the sum that reads it.
+    let mut def = graph_def("softmax_train.pb");
+    let mm = def.node.iter().position(|n| n.name == "MatMul").unwrap();
+    def.node[mm].input[0] = "logits".to_string();
+    let err = import_graph_def(&g, &ImportGraphDef::new(&def)).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("cycle"), "{err}");
+}
