@@ -159,6 +159,16 @@ fn a_weir_graph_round_trips_through_its_graph_def() -> Result<()> {
         .find(|n| n.name == w.value().op().name())
         .unwrap();
     assert_eq!(read.op, "Identity");
+    // TensorFlow checks _output_shapes on import: its VariableV2 outputs a ref of the
+    // variable's shape, where weir's outputs a scalar handle.
+    let var = def.node.iter().find(|n| n.name == "w").unwrap();
+    let Some(weir::graph::graph_def::proto::attr_value_proto::Value::List(l)) =
+        &var.attr["_output_shapes"].value
+    else {
+        panic!("{var:?}");
+    };
+    let dims: Vec<i64> = l.shape[0].dim.iter().map(|d| d.size).collect();
+    assert_eq!(dims, [2, 2]);
 
     let h = Graph::new();
     import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;

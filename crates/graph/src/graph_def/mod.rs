@@ -207,7 +207,13 @@ impl Graph {
                         })
                         .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
                     if add_shapes {
-                        let shapes = AttrValue::Shapes(n.output_shapes().to_vec());
+                        // TensorFlow's VariableV2 outputs the variable itself (a ref of its
+                        // shape); weir's outputs a scalar handle.
+                        let shapes = match (n.op_type(), n.attrs().get("shape")) {
+                            ("VariableV2", Some(AttrValue::Shape(s))) => vec![s.clone()],
+                            _ => n.output_shapes().to_vec(),
+                        };
+                        let shapes = AttrValue::Shapes(shapes);
                         attr.insert("_output_shapes".to_string(), attr_proto(&shapes)?);
                     }
                     Ok(NodeDef {
