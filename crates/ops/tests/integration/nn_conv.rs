@@ -1,61 +1,18 @@
 //! conv2d and max_pool in a session: values, TensorFlow's SAME/VALID geometry, errors, and the
 //! backward kernels against central differences of the forward kernels.
 
-use weir_graph::{DType, Graph, Output, Result, Shape, Tensor};
+use weir_graph::{DType, Graph, Result, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::nn::{self, Padding};
-use weir_session::{RunArgs, Session};
+use weir_session::Session;
+
+use crate::grad_check::{check_grad, run1};
 
 fn seq(n: usize, salt: usize) -> Vec<f64> {
     // Distinct values, so max_pool has no ties.
     (0..n)
         .map(|i| (((i * 53 + salt * 17) % 101) as f64 - 50.0) / 25.0 + i as f64 * 1e-3)
         .collect()
-}
-
-fn run1(sess: &Session, out: &Output, feeds: &[(&Output, &Tensor)]) -> Result<Tensor> {
-    let mut args = RunArgs::new().fetch(out);
-    for (k, v) in feeds {
-        args = args.feed(*k, (*v).clone());
-    }
-    Ok(sess.run(&args)?.remove(0))
-}
-
-/// `analytic` against the central difference of `sum(dy * y)` with respect to `x`.
-fn check_grad(
-    sess: &Session,
-    x: &Output,
-    x0: &Tensor,
-    y: &Output,
-    dy: &[f64],
-    analytic: &Output,
-    other: &[(&Output, &Tensor)],
-) -> Result<()> {
-    let mut feeds = vec![(x, x0)];
-    feeds.extend_from_slice(other);
-    let got = run1(sess, analytic, &feeds)?.to_vec::<f64>()?;
-    let base = x0.to_vec::<f64>()?;
-    assert_eq!(got.len(), base.len());
-    for i in 0..base.len() {
-        let obj = |d: f64| -> Result<f64> {
-            let mut v = base.clone();
-            v[i] += d;
-            let t = Tensor::from_vec(x0.shape(), v)?;
-            let mut f = vec![(x, &t)];
-            f.extend_from_slice(other);
-            let out = run1(sess, y, &f)?.to_vec::<f64>()?;
-            Ok(out.iter().zip(dy).map(|(a, b)| a * b).sum())
-        };
-        let eps = 1e-6;
-        let numeric = (obj(eps)? - obj(-eps)?) / (2.0 * eps);
-        assert!(
-            (numeric - got[i]).abs() <= 1e-5 * numeric.abs().max(1.0),
-            "{} [{i}]: analytic {} numeric {numeric}",
-            analytic.name(),
-            got[i]
-        );
-    }
-    Ok(())
 }
 
 #[test]
