@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::Value as Json;
 use weir::graph::graph_def::proto::GraphDef;
-use weir::graph::graph_def::Message;
+use weir::graph::graph_def::{parse_text, to_text, Message};
 use weir::prelude::*;
 use weir::Code;
 
@@ -210,4 +210,41 @@ fn bad_graph_defs_are_refused_naming_the_node() {
     let err = import_graph_def(&g, &ImportGraphDef::new(&def)).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     assert!(err.to_string().contains("cycle"), "{err}");
+}
+
+#[test]
+fn tensorflows_text_graph_def_reads_as_its_binary_one() {
+    let text = std::fs::read_to_string(data("softmax_train.pbtxt")).unwrap();
+    let parsed = parse_text(&text).unwrap();
+    assert_eq!(parsed, graph_def("softmax_train.pb"));
+    // And weir's own text reads back to the same message.
+    assert_eq!(parse_text(&to_text(&parsed)).unwrap(), parsed);
+}
+
+#[test]
+fn text_graph_defs_that_are_not_refuse_with_line_and_column() {
+    for (text, words) in [
+        (
+            "node { name: \"a\" colour: 3 }",
+            "line 1 column 26: NodeDef has no field named \"colour\"",
+        ),
+        (
+            "node {\n  name: \"a\n}",
+            "line 2 column 9: newline in a string",
+        ),
+        (
+            "node { name: \"a\\q\" }",
+            "line 1 column 14: unknown escape \\q",
+        ),
+        ("node { name: \"a\" ", "missing '}'"),
+        (
+            "node { attr { key: \"T\" value { type: DT_NOPE } } }",
+            "unknown DataType DT_NOPE",
+        ),
+        ("versions { producer: x1 }", "expects an integer"),
+    ] {
+        let err = parse_text(text).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{text}: {err}");
+        assert!(err.message().contains(words), "{text}: {err}");
+    }
 }

@@ -44,7 +44,10 @@ with g.as_default():
         "init": init.name, "train": train.name, "loss": loss.name,
         "x": xs.tolist(), "y": ys.tolist(), "losses": losses, "w_after": w_after,
     }
-    open("softmax_train.pb", "wb").write(g.as_graph_def(add_shapes=True).SerializeToString())
+    gd = g.as_graph_def(add_shapes=True)
+    open("softmax_train.pb", "wb").write(gd.SerializeToString())
+    # The same GraphDef in text format, as write_graph(as_text=True) writes it.
+    open("softmax_train.pbtxt", "w").write(str(gd))
 
 # Constants in every layout TensorFlow writes: scalars in typed fields, arrays as
 # tensor_content, a filled constant as one repeated value, strings, booleans.

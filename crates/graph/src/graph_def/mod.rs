@@ -5,6 +5,7 @@
 mod import;
 pub mod proto;
 mod text;
+mod text_parse;
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +22,7 @@ use proto::{
 
 pub use import::{tensor_from_proto, ImportGraphDef};
 pub use text::to_text;
+pub use text_parse::parse_text;
 
 /// The GraphDef version weir writes: TensorFlow 2.21's `tf.version.GRAPH_DEF_VERSION`, whose
 /// op set (`AddV2`, `VariableV2`, ...) weir's graphs use.
