@@ -242,9 +242,80 @@ fn text_graph_defs_that_are_not_refuse_with_line_and_column() {
             "unknown DataType DT_NOPE",
         ),
         ("versions { producer: x1 }", "expects an integer"),
+        (&"a { ".repeat(100_000), "nested deeper than 100"),
     ] {
         let err = parse_text(text).unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument, "{text}: {err}");
         assert!(err.message().contains(words), "{text}: {err}");
     }
+}
+
+/// Bytes of `base` with a few replaced, inserted or removed, from a small LCG.
+fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = |n: usize| {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((s >> 33) as usize) % n.max(1)
+    };
+    let mut v = base.to_vec();
+    for _ in 0..1 + next(4) {
+        let at = next(v.len());
+        match next(3) {
+            0 => v[at] = next(256) as u8,
+            1 => v.insert(at, next(256) as u8),
+            _ => {
+                v.remove(at);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn mutated_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
+    let binary = std::fs::read(data("softmax_train.pb")).unwrap();
+    let text = std::fs::read(data("softmax_train.pbtxt")).unwrap();
+    let (mut imported, mut refused) = (0, 0);
+    for seed in 0..1500u64 {
+        let defs = [
+            GraphDef::decode(&mutate(&binary, seed)[..]).ok(),
+            String::from_utf8(mutate(&text, seed))
+                .ok()
+                .and_then(|t| parse_text(&t).ok()),
+        ];
+        for def in defs.into_iter().flatten() {
+            match import_graph_def(&Graph::new(), &ImportGraphDef::new(&def)) {
+                Ok(_) => imported += 1,
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    // Both outcomes happen: the mutations reach the importer, not only the decoders.
+    assert!(
+        imported > 0 && refused > 0,
+        "{imported} imported, {refused} refused"
+    );
+}
+
+#[test]
+fn a_constant_claiming_a_huge_shape_is_refused_not_allocated() {
+    let mut def = graph_def("constants.pb");
+    let n = def
+        .node
+        .iter_mut()
+        .find(|n| n.name == "i64_filled")
+        .unwrap();
+    let Some(weir::graph::graph_def::proto::attr_value_proto::Value::Tensor(t)) =
+        &mut n.attr.get_mut("value").unwrap().value
+    else {
+        panic!("no tensor");
+    };
+    t.tensor_shape.as_mut().unwrap().dim[0].size = 1 << 40;
+    let err = import_graph_def(&Graph::new(), &ImportGraphDef::new(&def)).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("i64_filled"), "{err}");
 }

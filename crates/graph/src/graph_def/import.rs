@@ -107,6 +107,9 @@ fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
     a
 }
 
+/// The largest constant read, in bytes: protobuf's limit on a whole message.
+const MAX_CONSTANT_BYTES: usize = 1 << 31;
+
 /// A `TensorProto` as a tensor.
 pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
     let dtype = dtype_of(p.dtype)?;
@@ -117,7 +120,17 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
         .unwrap_or_else(Shape::scalar)
         .to_known()
         .ok_or_else(|| Error::invalid_argument("A constant's TensorProto has an unknown shape"))?;
-    let n: usize = shape.iter().product();
+    // A constant beyond protobuf's 2 GiB message limit cannot be real; refusing it keeps a
+    // hostile shape from sizing an allocation.
+    let n = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n.saturating_mul(dtype.size_of().unwrap_or(1)) <= MAX_CONSTANT_BYTES)
+        .ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "A constant of shape {shape:?} is larger than the 2 GiB a GraphDef can hold"
+            ))
+        })?;
     let raw = &p.tensor_content[..];
     let ints = |p: &TensorProto| fill(p.int_val.clone(), n, 0);
     macro_rules! numeric {

@@ -171,6 +171,9 @@ impl Lexer<'_> {
     }
 }
 
+/// How deep messages may nest, as protobuf's parsers allow.
+const MAX_DEPTH: usize = 100;
+
 struct Parser {
     toks: Vec<(Tok, (usize, usize))>,
     i: usize,
@@ -198,8 +201,15 @@ impl Parser {
         Ok(t)
     }
 
-    /// Fields until `close` (or the end of input for the top level).
-    fn message(&mut self, close: Option<char>) -> Result<Vec<(String, Field)>> {
+    /// Fields until `close` (or the end of input for the top level), `depth` messages deep.
+    fn message(&mut self, close: Option<char>, depth: usize) -> Result<Vec<(String, Field)>> {
+        // protobuf's own recursion limit: deeper input would only exhaust the stack.
+        if depth > MAX_DEPTH {
+            return Err(err(
+                self.at(),
+                format!("messages nested deeper than {MAX_DEPTH}"),
+            ));
+        }
         let mut fields = Vec::new();
         loop {
             match (self.peek(), close) {
@@ -223,7 +233,7 @@ impl Parser {
                 Some(Tok::Punct(open @ ('{' | '<'))) => {
                     let close = if *open == '{' { '}' } else { '>' };
                     self.i += 1;
-                    let m = self.message(Some(close))?;
+                    let m = self.message(Some(close), depth + 1)?;
                     fields.push((name, Field::Message(m)));
                 }
                 Some(Tok::Punct('[')) if colon => {
@@ -524,7 +534,7 @@ pub fn parse_text(text: &str) -> Result<GraphDef> {
         col: 1,
     }
     .tokens()?;
-    let fields = Parser { toks, i: 0 }.message(None)?;
+    let fields = Parser { toks, i: 0 }.message(None, 0)?;
     let mut def = GraphDef::default();
     for (k, v) in &fields {
         match k.as_str() {
