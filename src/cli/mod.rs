@@ -1,6 +1,7 @@
 //! The `weir` command line: argument parsing (clap) and dispatch to the subcommands.
 
 mod convert;
+mod graph;
 mod records;
 
 use std::path::PathBuf;
@@ -16,7 +17,7 @@ use convert::spec::{parse_delim, parse_select_cols, parse_spec, SelectCols, Spec
 #[command(
     name = "weir",
     version,
-    about = "Look inside and prepare TensorFlow record files (TFRecord, tf.train.Example)."
+    about = "Look inside and prepare TensorFlow record files (TFRecord, tf.train.Example) and graphs (GraphDef)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -31,6 +32,29 @@ enum Command {
     /// Convert other formats to TFRecord files of tf.train.Example.
     #[command(subcommand)]
     Convert(ConvertCommand),
+    /// Look inside GraphDef files (.pb binary, .pbtxt text) and convert between the two.
+    #[command(subcommand)]
+    Graph(GraphCommand),
+}
+
+#[derive(Subcommand)]
+enum GraphCommand {
+    /// Print a GraphDef's inputs (placeholders), outputs (nodes nothing reads), variables and
+    /// their parameter count, constant elements and op types, then whether weir can import it
+    /// (exit status 1 when it cannot, with the reason on stderr).
+    #[command(verbatim_doc_comment)]
+    Summarize {
+        /// A GraphDef: text if it ends in .pbtxt or .txt, binary otherwise.
+        file: PathBuf,
+    },
+    /// Rewrite a GraphDef in the format OUTPUT's extension names (.pbtxt or .txt text,
+    /// anything else binary), as tf.io.write_graph writes it.
+    Convert {
+        /// The GraphDef to read (.pbtxt/.txt text, otherwise binary).
+        input: PathBuf,
+        /// Where to write it; replaced atomically.
+        output: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -157,6 +181,8 @@ pub fn main() -> ExitCode {
             sequence,
             compression,
         }) => records::dump(&file, limit, raw, sequence, compression),
+        Command::Graph(GraphCommand::Summarize { file }) => graph::summarize(&file),
+        Command::Graph(GraphCommand::Convert { input, output }) => graph::convert(&input, &output),
         Command::Convert(ConvertCommand::Csv {
             input,
             output,

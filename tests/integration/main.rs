@@ -4,6 +4,7 @@
 mod tf_semantics;
 
 mod cli_convert;
+mod cli_graph;
 mod cli_records;
 mod concurrency;
 mod digits_pipeline;
