@@ -319,3 +319,67 @@ fn a_constant_claiming_a_huge_shape_is_refused_not_allocated() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     assert!(err.to_string().contains("i64_filled"), "{err}");
 }
+
+/// A softmax classifier as weir users build it: get_variable's default (glorot uniform)
+/// initializer, a reduce_mean loss and GradientDescent, whose gradient uses ReducedShape.
+fn weir_softmax(g: &Graph) -> Result<(Output, Operation, Operation, Variable)> {
+    g.set_random_seed(42);
+    let x = Placeholder::new(DType::F32)
+        .shape(Shape::new(vec![None, Some(4)]))
+        .name("x")
+        .build(g)?;
+    let y = Placeholder::new(DType::I32)
+        .shape(Shape::new(vec![None]))
+        .name("y")
+        .build(g)?;
+    let w = get_variable(g, "w", &[4, 3])?;
+    let logits = x.matmul(w.value())?;
+    let xent = weir::ops::nn::sparse_softmax_cross_entropy_with_logits(&y, &logits)?;
+    let loss = reduce_mean(&xent, [0])?;
+    let train = GradientDescentOptimizer::new(0.5).minimize(&loss, None, None)?;
+    let init = global_variables_initializer(g)?;
+    Ok((loss, train, init, w))
+}
+
+#[test]
+fn weirs_composite_ops_export_as_tensorflows_ops_and_compute_the_same() -> Result<()> {
+    let g = Graph::new();
+    let (loss, train, init, w) = weir_softmax(&g)?;
+    let def = g.as_graph_def(true)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    for weir_only in ["ReducedShape", "RandomInitializer", "ReadVariableOp"] {
+        assert!(!ops.contains(&weir_only), "{weir_only} exported: {ops:?}");
+    }
+    for tf in ["DynamicStitch", "FloorMod", "RandomUniform"] {
+        assert!(ops.contains(&tf), "{tf} missing: {ops:?}");
+    }
+
+    // The TensorFlow form, imported back, draws the same initial weights (same seeds, same
+    // generator) and trains to the same losses.
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let xs = Tensor::from_vec(&[2, 4], vec![1.0f32, 2.0, 3.0, 4.0, -1.0, 0.5, 0.0, 2.0])?;
+    let ys = Tensor::from(vec![2i32, 0]);
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    a.run(&RunArgs::new().target(&init))?;
+    b.run(&RunArgs::new().target(&h.operation_by_name(&init.name()).unwrap()))?;
+    let w_b = h.tensor_by_name(&w.value().name())?;
+    assert_eq!(
+        a.eval(w.value())?.to_vec::<f32>()?,
+        b.eval(&w_b)?.to_vec::<f32>()?
+    );
+    let step = |s: &Session, gr: &Graph| -> Result<f32> {
+        let r = s.run(
+            &RunArgs::new()
+                .feed(gr.tensor_by_name("x:0")?, xs.clone())
+                .feed(gr.tensor_by_name("y:0")?, ys.clone())
+                .fetch(gr.tensor_by_name(&loss.name())?)
+                .target(&gr.operation_by_name(&train.name()).unwrap()),
+        )?;
+        r[0].to_scalar::<f32>()
+    };
+    for _ in 0..3 {
+        assert_eq!(step(&a, &g)?, step(&b, &h)?);
+    }
+    Ok(())
+}

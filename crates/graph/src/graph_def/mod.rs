@@ -6,6 +6,7 @@ mod import;
 pub mod proto;
 mod text;
 mod text_parse;
+mod tf_compat;
 
 use std::path::{Path, PathBuf};
 
@@ -163,7 +164,9 @@ impl Graph {
     /// The graph as TensorFlow's `GraphDef` (`graph.as_graph_def(add_shapes)`): every node with
     /// its op, inputs (`node:index`, then `^node` for control inputs) and attributes; with
     /// `add_shapes`, each node's static output shapes in `_output_shapes`, which TensorBoard
-    /// draws on the edges.
+    /// draws on the edges. Written so TensorFlow can run it: a read of a `VariableV2` is TF1's
+    /// `Identity` of the ref, and weir's composites `ReducedShape` and `RandomInitializer`
+    /// become the ops TensorFlow's Python builds instead, under their names.
     ///
     /// ```
     /// # use weir_graph::Graph;
@@ -174,59 +177,70 @@ impl Graph {
     /// ```
     pub fn as_graph_def(&self, add_shapes: bool) -> Result<GraphDef> {
         self.with_nodes(|nodes| {
-            let node = nodes
-                .iter()
-                .map(|n| {
-                    let mut input: Vec<String> = n
-                        .inputs()
-                        .iter()
-                        .map(|&(id, i)| match i {
-                            0 => nodes[id].name().to_string(),
-                            i => format!("{}:{i}", nodes[id].name()),
-                        })
-                        .collect();
-                    input.extend(
-                        n.control_inputs()
-                            .iter()
-                            .map(|&id| format!("^{}", nodes[id].name())),
-                    );
-                    // A read of a TensorFlow 1.x variable is an Identity of its ref output,
-                    // which TensorFlow imports; weir's ReadVariableOp of it is not.
-                    let ref_read = n.op_type() == "ReadVariableOp"
-                        && n.inputs()
-                            .first()
-                            .is_some_and(|&(id, _)| nodes[id].op_type() == "VariableV2");
-                    let op = if ref_read { "Identity" } else { n.op_type() };
-                    let mut attr = n
-                        .attrs()
-                        .iter()
-                        .filter(|(k, _)| !ref_read || k.as_str() == "dtype")
-                        .map(|(k, v)| (if ref_read { "T" } else { k.as_str() }, v))
-                        .map(|(k, v)| {
-                            attr_proto(v)
-                                .map(|p| (k.to_string(), p))
-                                .map_err(|e| e.with_node(n.name(), n.op_type()))
-                        })
-                        .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
-                    if add_shapes {
-                        // TensorFlow's VariableV2 outputs the variable itself (a ref of its
-                        // shape); weir's outputs a scalar handle.
-                        let shapes = match (n.op_type(), n.attrs().get("shape")) {
-                            ("VariableV2", Some(AttrValue::Shape(s))) => vec![s.clone()],
-                            _ => n.output_shapes().to_vec(),
-                        };
-                        let shapes = AttrValue::Shapes(shapes);
-                        attr.insert("_output_shapes".to_string(), attr_proto(&shapes)?);
-                    }
-                    Ok(NodeDef {
-                        name: n.name().to_string(),
-                        op: op.to_string(),
-                        input,
-                        device: String::new(),
-                        attr,
+            let mut node = Vec::with_capacity(nodes.len());
+            for n in nodes {
+                let input: Vec<String> = n
+                    .inputs()
+                    .iter()
+                    .map(|&(id, i)| match i {
+                        0 => nodes[id].name().to_string(),
+                        i => format!("{}:{i}", nodes[id].name()),
                     })
-                })
-                .collect::<Result<Vec<_>>>()?;
+                    .collect();
+                let controls: Vec<String> = n
+                    .control_inputs()
+                    .iter()
+                    .map(|&id| format!("^{}", nodes[id].name()))
+                    .collect();
+                let shapes = || -> Result<AttrValueProto> {
+                    // TensorFlow's VariableV2 outputs the variable itself (a ref of its shape);
+                    // weir's outputs a scalar handle.
+                    let shapes = match (n.op_type(), n.attrs().get("shape")) {
+                        ("VariableV2", Some(AttrValue::Shape(s))) => vec![s.clone()],
+                        _ => n.output_shapes().to_vec(),
+                    };
+                    attr_proto(&AttrValue::Shapes(shapes))
+                };
+                if let Some(mut expanded) = tf_compat::expand(n, &input, &controls) {
+                    if add_shapes {
+                        if let Some(last) = expanded.iter_mut().find(|d| d.name == n.name()) {
+                            last.attr.insert("_output_shapes".to_string(), shapes()?);
+                        }
+                    }
+                    node.extend(expanded);
+                    continue;
+                }
+                // A read of a TensorFlow 1.x variable is an Identity of its ref output, which
+                // TensorFlow imports; weir's ReadVariableOp of it is not.
+                let ref_read = n.op_type() == "ReadVariableOp"
+                    && n.inputs()
+                        .first()
+                        .is_some_and(|&(id, _)| nodes[id].op_type() == "VariableV2");
+                let op = if ref_read { "Identity" } else { n.op_type() };
+                let mut attr = n
+                    .attrs()
+                    .iter()
+                    .filter(|(k, _)| !ref_read || k.as_str() == "dtype")
+                    .map(|(k, v)| (if ref_read { "T" } else { k.as_str() }, v))
+                    .map(|(k, v)| {
+                        attr_proto(v)
+                            .map(|p| (k.to_string(), p))
+                            .map_err(|e| e.with_node(n.name(), n.op_type()))
+                    })
+                    .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
+                if add_shapes {
+                    attr.insert("_output_shapes".to_string(), shapes()?);
+                }
+                let mut all_inputs = input;
+                all_inputs.extend(controls);
+                node.push(NodeDef {
+                    name: n.name().to_string(),
+                    op: op.to_string(),
+                    input: all_inputs,
+                    device: String::new(),
+                    attr,
+                });
+            }
             Ok(GraphDef {
                 node,
                 versions: Some(VersionDef {

@@ -6,6 +6,7 @@ mod parsing_support;
 
 mod array_index;
 mod array_shape;
+mod dynamic_stitch;
 mod fixtures_decode_csv;
 mod fixtures_decode_raw;
 mod fixtures_example_records;

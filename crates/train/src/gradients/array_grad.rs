@@ -191,6 +191,21 @@ fn slice_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![Some(op(g, "Pad", &[&d, &paddings], &[])?), None, None])
 }
 
+/// DynamicStitch: each data tensor's gradient is the rows its indices name, gathered from the
+/// merged gradient (a row two slices both went to feeds both, as in TensorFlow); indices get
+/// none.
+fn dynamic_stitch_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    let g = ctx.graph();
+    let n = ctx.num_inputs() / 2;
+    let axis = konst(g, Tensor::from(0i32))?;
+    let mut grads: Vec<Option<Output>> = vec![None; n];
+    for m in 0..n {
+        grads.push(Some(op(g, "GatherV2", &[&d, &ctx.input(m), &axis], &[])?));
+    }
+    Ok(grads)
+}
+
 /// Gather along axis 0: the gradient rows are summed into the gathered rows.
 fn gather_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, params, indices) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
@@ -306,6 +321,8 @@ pub(super) fn register() {
     register_gradient("Unpack", unpack_grad);
     register_gradient("Slice", slice_grad);
     register_gradient("GatherV2", gather_grad);
+    register_gradient("DynamicStitch", dynamic_stitch_grad);
+    register_gradient("ParallelDynamicStitch", dynamic_stitch_grad);
     register_gradient("Tile", tile_grad);
     register_gradient("Pad", pad_grad);
     register_gradient("PadV2", pad_grad);

@@ -200,6 +200,19 @@ fn array_ops() {
         array::gather(x, &idx, 0)
     });
     check(&[2, 3], vals(&[2, 3], 1), |x| array::tile(x, [2, 1]));
+    // dynamic_stitch: x's rows go to rows 3 and 0 of the merged tensor, squared so each entry's
+    // gradient depends on its value.
+    check(&[2, 3], vals(&[2, 3], 1), |x| {
+        let g = x.graph();
+        let merged = weir_ops::data_flow::dynamic_stitch(
+            &[
+                constant(g, Tensor::from(vec![3i32, 0]))?,
+                constant(g, Tensor::from(vec![1i32, 2]))?,
+            ],
+            &[x.clone(), constant(g, vals(&[2, 3], 5))?],
+        )?;
+        math::mul(&merged, &merged)
+    });
     check(&[2, 3], vals(&[2, 3], 1), |x| {
         array::pad(x, &[[1, 0], [0, 2]])
     });
