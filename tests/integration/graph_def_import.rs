@@ -383,3 +383,75 @@ fn weirs_composite_ops_export_as_tensorflows_ops_and_compute_the_same() -> Resul
     }
     Ok(())
 }
+
+#[test]
+fn decay_schedules_dropout_and_sigmoid_losses_export_as_tensorflow_ops_with_the_same_values(
+) -> Result<()> {
+    let g = Graph::new();
+    let step = Placeholder::new(DType::I64)
+        .shape(Shape::scalar())
+        .name("step")
+        .build(&g)?;
+    let x = Placeholder::new(DType::F32)
+        .shape(Shape::new(vec![Some(3), Some(4)]))
+        .name("x")
+        .build(&g)?;
+    let z = Placeholder::new(DType::F32)
+        .shape(Shape::new(vec![Some(3), Some(4)]))
+        .name("z")
+        .build(&g)?;
+    let smooth = exponential_decay(0.1, &step, 10.0, 0.5, false)?;
+    let stairs = exponential_decay(0.1, &step, 10.0, 0.5, true)?;
+    let pieces = piecewise_constant(&step, vec![5i64, 20], vec![1.0f32, 0.5, 0.1])?;
+    let kept = weir::ops::nn::Dropout::new()
+        .seed(7)
+        .build(&x, constant(&g, 0.6f32)?)?;
+    let xent = weir::ops::nn::sigmoid_cross_entropy_with_logits(&z, &kept)?;
+    let loss = reduce_sum(&xent, [0, 1])?;
+    let grad = gradients(std::slice::from_ref(&loss), std::slice::from_ref(&x), None)?
+        .remove(0)
+        .unwrap();
+    let fetched = [&smooth, &stairs, &pieces, &kept, &loss, &grad];
+
+    let def = g.as_graph_def(true)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    for weir_only in [
+        "ExponentialDecay",
+        "PiecewiseConstant",
+        "Dropout",
+        "DropoutGrad",
+        "SigmoidCrossEntropyWithLogits",
+        "SigmoidCrossEntropyWithLogitsGrad",
+    ] {
+        assert!(!ops.contains(&weir_only), "{weir_only} exported: {ops:?}");
+    }
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    let xs = Tensor::from_vec(&[3, 4], (0..12).map(|i| i as f32 * 0.37 - 2.0).collect())?;
+    let zs = Tensor::from_vec(&[3, 4], (0..12).map(|i| (i % 2) as f32).collect())?;
+    for s in [0i64, 5, 6, 15, 20, 21, 35] {
+        let run = |sess: &Session, gr: &Graph| -> Result<Vec<Tensor>> {
+            let mut args = RunArgs::new()
+                .feed(gr.tensor_by_name("step:0")?, Tensor::scalar(s))
+                .feed(gr.tensor_by_name("x:0")?, xs.clone())
+                .feed(gr.tensor_by_name("z:0")?, zs.clone());
+            for t in fetched {
+                args = args.fetch(gr.tensor_by_name(&t.name())?);
+            }
+            sess.run(&args)
+        };
+        let (want, got) = (run(&a, &g)?, run(&b, &h)?);
+        for (i, (w, o)) in want.iter().zip(&got).enumerate() {
+            let (w, o) = (w.to_vec::<f32>()?, o.to_vec::<f32>()?);
+            assert_eq!(w.len(), o.len());
+            for (p, q) in w.iter().zip(&o) {
+                assert!(
+                    (p - q).abs() <= 1e-6 * p.abs().max(1.0),
+                    "step {s}, fetch {i}: {w:?} vs {o:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::data_type_number;
 use super::proto::attr_value_proto::Value;
-use super::proto::{AttrValueProto, NodeDef, TensorProto, TensorShapeProto};
+use super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto, TensorShapeProto};
 use crate::{AttrValue, DType, Node};
 
 fn type_attr(d: DType) -> AttrValueProto {
@@ -74,6 +74,53 @@ impl Expansion<'_> {
             &[],
             &[("dtype", type_attr(DType::I32)), ("value", value)],
         )
+    }
+
+    /// A scalar constant of float dtype `d`.
+    fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
+        let mut t = TensorProto {
+            dtype: data_type_number(d),
+            tensor_shape: Some(TensorShapeProto::default()),
+            ..TensorProto::default()
+        };
+        if d == DType::F64 {
+            t.double_val = vec![v];
+        } else {
+            t.float_val = vec![v as f32];
+        }
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(t)),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(d)), ("value", value)],
+        )
+    }
+
+    /// `x` cast from `from` to `to` (no node when they are the same), as `math_ops.cast`.
+    fn cast(&mut self, suffix: &str, x: &str, from: DType, to: DType) -> String {
+        if from == to {
+            return x.to_string();
+        }
+        self.add(
+            suffix,
+            "Cast",
+            &[x],
+            &[("SrcT", type_attr(from)), ("DstT", type_attr(to))],
+        )
+    }
+
+    /// The composite's outputs `a` and `b` as outputs 0 and 1 of one node under its name.
+    fn two_outputs(&mut self, a: &str, b: &str, d: DType) {
+        let types = AttrValueProto {
+            value: Some(Value::List(ListValue {
+                r#type: vec![data_type_number(d); 2],
+                ..ListValue::default()
+            })),
+        };
+        self.add("", "IdentityN", &[a, b], &[("T", types)]);
     }
 
     /// `x` as int32, through a Cast when it is not.
@@ -194,6 +241,139 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
             };
             let scaled = e.add("mul", "Mul", &[&draw, &scale], &[("T", type_attr(dt))]);
             e.add("", "AddV2", &[&scaled, &inputs[1]], &[("T", type_attr(dt))]);
+        }
+        // learning_rate_decay.exponential_decay: lr * rate ^ (step / steps), floored when
+        // staircase, every operand cast to the rate's dtype.
+        "ExponentialDecay" => {
+            let t = ty("T")?;
+            let step = e.cast("Cast", &inputs[1], ty("Tstep")?, t);
+            let steps = e.cast("Cast_1", &inputs[2], ty("Tsteps")?, t);
+            let rate = e.cast("Cast_2", &inputs[3], ty("Trate")?, t);
+            let mut p = e.add(
+                "truediv",
+                "RealDiv",
+                &[&step, &steps],
+                &[("T", type_attr(t))],
+            );
+            if let Some(AttrValue::Bool(true)) = node.attrs().get("staircase") {
+                p = e.add("Floor", "Floor", &[&p], &[("T", type_attr(t))]);
+            }
+            let pow = e.add("Pow", "Pow", &[&rate, &p], &[("T", type_attr(t))]);
+            e.add("", "Mul", &[&inputs[0], &pow], &[("T", type_attr(t))]);
+        }
+        // piecewise_constant: values[number of boundaries below x] (boundaries increase), the
+        // case TensorFlow's Python builds as control flow.
+        "PiecewiseConstant" => {
+            let (tx, t) = (ty("Tx")?, ty("T")?);
+            let below = e.add(
+                "Less",
+                "Less",
+                &[&inputs[1], &inputs[0]],
+                &[("T", type_attr(tx))],
+            );
+            let counts = e.cast("Cast", &below, DType::Bool, DType::I32);
+            let axis = e.int32_const("axis", 0);
+            let index = e.add(
+                "Sum",
+                "Sum",
+                &[&counts, &axis],
+                &[
+                    ("T", type_attr(DType::I32)),
+                    ("Tidx", type_attr(DType::I32)),
+                    (
+                        "keep_dims",
+                        AttrValueProto {
+                            value: Some(Value::B(false)),
+                        },
+                    ),
+                ],
+            );
+            e.add(
+                "",
+                "GatherV2",
+                &[&inputs[2], &index, &axis],
+                &[
+                    ("Tparams", type_attr(t)),
+                    ("Tindices", type_attr(DType::I32)),
+                    ("Taxis", type_attr(DType::I32)),
+                    ("batch_dims", int_attr(0)),
+                ],
+            );
+        }
+        // nn_ops.dropout: kept where a uniform draw is at least rate = 1 - keep_prob, scaled by
+        // 1 / (1 - rate); the second output is that scale where kept (weir's mask).
+        "Dropout" => {
+            let t = ty("T")?;
+            let ta = || type_attr(t);
+            let one = e.float_const("one", t, 1.0);
+            let rate = e.add("rate", "Sub", &[&one, &inputs[1]], &[("T", ta())]);
+            let kept_share = e.add("sub", "Sub", &[&one, &rate], &[("T", ta())]);
+            let scale = e.add("truediv", "RealDiv", &[&one, &kept_share], &[("T", ta())]);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[&inputs[0]],
+                &[("T", ta()), ("out_type", type_attr(DType::I32))],
+            );
+            let seed = |k: &str| match node.attrs().get(k) {
+                Some(AttrValue::Int(i)) => *i,
+                _ => 0,
+            };
+            let draw = e.add(
+                "random_uniform",
+                "RandomUniform",
+                &[&shape],
+                &[
+                    ("dtype", ta()),
+                    ("T", type_attr(DType::I32)),
+                    ("seed", int_attr(seed("seed"))),
+                    ("seed2", int_attr(seed("seed2"))),
+                ],
+            );
+            let keep = e.add(
+                "GreaterEqual",
+                "GreaterEqual",
+                &[&draw, &rate],
+                &[("T", ta())],
+            );
+            let keep = e.cast("Cast", &keep, DType::Bool, t);
+            let scaled = e.add("mul", "Mul", &[&inputs[0], &scale], &[("T", ta())]);
+            let out = e.add("mul_1", "Mul", &[&scaled, &keep], &[("T", ta())]);
+            let mask = e.add("mask", "Mul", &[&scale, &keep], &[("T", ta())]);
+            e.two_outputs(&out, &mask, t);
+        }
+        "DropoutGrad" => {
+            let t = ty("T")?;
+            e.add("", "Mul", &[&inputs[0], &inputs[1]], &[("T", type_attr(t))]);
+        }
+        // nn_impl.sigmoid_cross_entropy_with_logits:
+        // max(x, 0) - x * z + log1p(exp(-|x|)), with the max and -|x| as selects.
+        "SigmoidCrossEntropyWithLogits" => {
+            let t = ty("T")?;
+            let ta = || type_attr(t);
+            let (x, z) = (&inputs[0], &inputs[1]);
+            let zeros = e.add("zeros_like", "ZerosLike", &[x], &[("T", ta())]);
+            let cond = e.add("GreaterEqual", "GreaterEqual", &[x, &zeros], &[("T", ta())]);
+            let relu = e.add("SelectV2", "SelectV2", &[&cond, x, &zeros], &[("T", ta())]);
+            let neg = e.add("Neg", "Neg", &[x], &[("T", ta())]);
+            let neg_abs = e.add("SelectV2_1", "SelectV2", &[&cond, &neg, x], &[("T", ta())]);
+            let xz = e.add("mul", "Mul", &[x, z], &[("T", ta())]);
+            let diff = e.add("sub", "Sub", &[&relu, &xz], &[("T", ta())]);
+            let exp = e.add("Exp", "Exp", &[&neg_abs], &[("T", ta())]);
+            let log = e.add("Log1p", "Log1p", &[&exp], &[("T", ta())]);
+            e.add("", "AddV2", &[&diff, &log], &[("T", ta())]);
+        }
+        // Its gradient: d/dx = g * (sigmoid(x) - z), d/dz = -(g * x).
+        "SigmoidCrossEntropyWithLogitsGrad" => {
+            let t = ty("T")?;
+            let ta = || type_attr(t);
+            let (x, z, g) = (&inputs[0], &inputs[1], &inputs[2]);
+            let sig = e.add("Sigmoid", "Sigmoid", &[x], &[("T", ta())]);
+            let diff = e.add("sub", "Sub", &[&sig, z], &[("T", ta())]);
+            let dx = e.add("mul", "Mul", &[g, &diff], &[("T", ta())]);
+            let gx = e.add("mul_1", "Mul", &[g, x], &[("T", ta())]);
+            let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
+            e.two_outputs(&dx, &dz, t);
         }
         _ => return None,
     }
