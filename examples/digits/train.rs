@@ -64,6 +64,8 @@ pub fn train_pipeline(
         merge_all(&g)?.ok_or_else(|| Error::internal("the graph has no summaries to merge"))?;
     let saver = Saver::new(&g)?;
     let writer = FileWriter::new(logdir)?;
+    // tf.summary.FileWriter(logdir, sess.graph): the graph for TensorBoard's Graphs tab.
+    writer.add_graph(&g)?;
 
     let sess = Session::new(&g)?;
     sess.run_target(&global_variables_initializer(&g)?)?;

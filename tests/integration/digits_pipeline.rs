@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use model::Kind;
 use train::Config;
+use weir::graph::graph_def::{proto::GraphDef, Message};
 
 #[test]
 fn softmax_through_the_queue_pipeline_reaches_090_held_out() -> weir::Result<()> {
@@ -52,8 +53,23 @@ fn softmax_through_the_queue_pipeline_reaches_090_held_out() -> weir::Result<()>
     );
     let accuracy = hits as f64 / total as f64;
     assert!(accuracy >= 0.90, "held-out accuracy {accuracy}");
-    let events = std::fs::read_dir(out.join("logs"))?.count();
-    assert_eq!(events, 1, "one TensorBoard event file");
+    let events: Vec<_> = std::fs::read_dir(out.join("logs"))?.collect::<Result<_, _>>()?;
+    assert_eq!(events.len(), 1, "one TensorBoard event file");
+    // The graph is in it, for TensorBoard's Graphs tab.
+    let graphs = weir::ops::io::tf_record_iterator(
+        events[0].path(),
+        weir::ops::io::TfRecordOptions::default(),
+    )?
+    .filter_map(|r| {
+        let e = weir::ops::summary::proto::Event::decode(r.ok()?).ok()?;
+        match e.what? {
+            weir::ops::summary::proto::event::What::GraphDef(b) => GraphDef::decode(b).ok(),
+            _ => None,
+        }
+    })
+    .collect::<Vec<_>>();
+    assert_eq!(graphs.len(), 1);
+    assert!(graphs[0].node.iter().any(|n| n.op == "ApplyAdam"));
     std::fs::remove_dir_all(&out)?;
     assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
     Ok(())
