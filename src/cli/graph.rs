@@ -8,7 +8,7 @@ use weir::graph::graph_def::proto::attr_value_proto::Value;
 use weir::graph::graph_def::proto::{AttrValueProto, GraphDef, NodeDef};
 use weir::graph::graph_def::{parse_text, write_graph, ImportGraphDef, Message};
 use weir::ops::import_graph_def;
-use weir::{Error, Graph};
+use weir::{DType, Error, Graph};
 
 /// Whether `path` names a text GraphDef: `.pbtxt` or `.txt`, as TensorFlow's tools decide.
 fn is_text(path: &Path) -> bool {
@@ -37,24 +37,9 @@ pub fn read(path: &Path) -> Result<GraphDef, Error> {
 }
 
 fn dtype_name(v: Option<&AttrValueProto>) -> String {
-    let names = [
-        (1, "float32"),
-        (2, "float64"),
-        (3, "int32"),
-        (4, "uint8"),
-        (5, "int16"),
-        (6, "int8"),
-        (7, "string"),
-        (9, "int64"),
-        (10, "bool"),
-        (17, "uint16"),
-        (20, "resource"),
-    ];
     match v.and_then(|v| v.value.as_ref()) {
-        Some(Value::Type(t)) => names
-            .iter()
-            .find(|(n, _)| n == t)
-            .map_or_else(|| format!("DataType {t}"), |(_, s)| s.to_string()),
+        Some(Value::Type(t)) => DType::from_proto_number(*t)
+            .map_or_else(|| format!("DataType {t}"), |d| d.python_name().to_string()),
         _ => "?".to_string(),
     }
 }

@@ -90,6 +90,45 @@ impl DType {
         }
     }
 
+    /// TensorFlow's `DataType` enum number (`DT_FLOAT` = 1, ...), as its protos store a dtype.
+    pub fn proto_number(self) -> i32 {
+        match self {
+            DType::F32 => 1,
+            DType::F64 => 2,
+            DType::I32 => 3,
+            DType::U8 => 4,
+            DType::I16 => 5,
+            DType::I8 => 6,
+            DType::String => 7,
+            DType::I64 => 9,
+            DType::Bool => 10,
+            DType::U16 => 17,
+            DType::Resource => 20,
+        }
+    }
+
+    /// The dtype of a `DataType` number; `None` for one weir does not have (`DT_HALF`, ...).
+    pub fn from_proto_number(n: i32) -> Option<DType> {
+        DType::ALL.iter().copied().find(|d| d.proto_number() == n)
+    }
+
+    /// TensorFlow's `DataType` enum name (`DT_FLOAT`, `DT_INT64`, ...), as text protos spell it.
+    pub fn proto_name(self) -> &'static str {
+        match self {
+            DType::F32 => "DT_FLOAT",
+            DType::F64 => "DT_DOUBLE",
+            DType::I32 => "DT_INT32",
+            DType::U8 => "DT_UINT8",
+            DType::I16 => "DT_INT16",
+            DType::I8 => "DT_INT8",
+            DType::String => "DT_STRING",
+            DType::I64 => "DT_INT64",
+            DType::Bool => "DT_BOOL",
+            DType::U16 => "DT_UINT16",
+            DType::Resource => "DT_RESOURCE",
+        }
+    }
+
     /// The name Python gives the dtype (`tf.float32.name`): `float32`, `float64`, `int32`, ...,
     /// as TensorFlow's Python-side errors print it.
     pub fn python_name(self) -> &'static str {
@@ -157,6 +196,27 @@ impl fmt::Display for DType {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn proto_numbers_and_names_are_tensorflows_and_read_back() {
+        assert_eq!(
+            (
+                DType::F32.proto_number(),
+                DType::I64.proto_number(),
+                DType::U16.proto_number()
+            ),
+            (1, 9, 17)
+        );
+        assert_eq!(DType::Bool.proto_name(), "DT_BOOL");
+        for &d in DType::ALL {
+            assert_eq!(DType::from_proto_number(d.proto_number()), Some(d));
+        }
+        // DT_HALF and DT_COMPLEX64 are TensorFlow's, not weir's.
+        assert_eq!(
+            (DType::from_proto_number(19), DType::from_proto_number(8)),
+            (None, None)
+        );
+    }
     use super::DType;
 
     #[test]

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use weir_graph::DType;
 
 use crate::step_stats::{NodeExecStats, StepStats, TensorDescription};
 
@@ -105,26 +104,10 @@ fn parse_op_label(label: &str) -> (String, Vec<String>) {
     parsed.unwrap_or_else(|| ("unknown".to_string(), Vec::new()))
 }
 
-fn proto_dtype(d: DType) -> &'static str {
-    match d {
-        DType::F32 => "DT_FLOAT",
-        DType::F64 => "DT_DOUBLE",
-        DType::I8 => "DT_INT8",
-        DType::I16 => "DT_INT16",
-        DType::I32 => "DT_INT32",
-        DType::I64 => "DT_INT64",
-        DType::U8 => "DT_UINT8",
-        DType::U16 => "DT_UINT16",
-        DType::Bool => "DT_BOOL",
-        DType::String => "DT_STRING",
-        DType::Resource => "DT_RESOURCE",
-    }
-}
-
 /// The description in protobuf's text format with the quotes dropped, as the timeline's
 /// tensor snapshots show it.
 fn describe(t: &TensorDescription) -> String {
-    let mut s = format!("dtype: {}\nshape {{\n", proto_dtype(t.dtype));
+    let mut s = format!("dtype: {}\nshape {{\n", t.dtype.proto_name());
     for d in &t.shape {
         s.push_str(&format!("  dim {{\n    size: {d}\n  }}\n"));
     }

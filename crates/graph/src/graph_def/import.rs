@@ -5,7 +5,6 @@ use std::collections::{HashMap, HashSet};
 
 use bytes::Bytes;
 
-use super::data_type_number;
 use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, GraphDef, NodeDef, TensorProto, TensorShapeProto};
 use crate::op_def::AttrKind;
@@ -47,10 +46,7 @@ fn split_input(input: &str) -> (&str, usize) {
 }
 
 fn dtype_of(n: i32) -> Result<DType> {
-    DType::ALL
-        .iter()
-        .copied()
-        .find(|&d| data_type_number(d) == n)
+    DType::from_proto_number(n)
         .ok_or_else(|| Error::unimplemented(format!("DataType {n} is not supported by weir")))
 }
 

@@ -29,23 +29,6 @@ pub use text_parse::parse_text;
 /// op set (`AddV2`, `VariableV2`, ...) weir's graphs use.
 pub const GRAPH_DEF_VERSION: i32 = 2474;
 
-/// TensorFlow's `DataType` number of `d`.
-pub fn data_type_number(d: DType) -> i32 {
-    match d {
-        DType::F32 => 1,
-        DType::F64 => 2,
-        DType::I32 => 3,
-        DType::U8 => 4,
-        DType::I16 => 5,
-        DType::I8 => 6,
-        DType::String => 7,
-        DType::I64 => 9,
-        DType::Bool => 10,
-        DType::U16 => 17,
-        DType::Resource => 20,
-    }
-}
-
 /// `shape` as a `TensorShapeProto`.
 pub fn shape_proto(shape: &Shape) -> TensorShapeProto {
     match shape.dims() {
@@ -78,7 +61,7 @@ fn raw_bytes<T: Copy>(values: &[T], to_le: impl Fn(T) -> Vec<u8>) -> Bytes {
 /// dtype's typed field, anything larger as `tensor_content` (strings always as `string_val`).
 pub fn tensor_proto(t: &Tensor) -> Result<TensorProto> {
     let mut p = TensorProto {
-        dtype: data_type_number(t.dtype()),
+        dtype: t.dtype().proto_number(),
         tensor_shape: Some(shape_proto(&Shape::known(t.shape()))),
         ..TensorProto::default()
     };
@@ -131,7 +114,7 @@ pub fn attr_proto(v: &AttrValue) -> Result<AttrValueProto> {
         AttrValue::Float(f) => Value::F(*f),
         AttrValue::Bool(b) => Value::B(*b),
         AttrValue::Str(s) => Value::S(Bytes::copy_from_slice(s.as_bytes())),
-        AttrValue::Type(d) => Value::Type(data_type_number(*d)),
+        AttrValue::Type(d) => Value::Type(d.proto_number()),
         AttrValue::Shape(s) => Value::Shape(shape_proto(s)),
         AttrValue::Tensor(t) => Value::Tensor(tensor_proto(t)?),
         AttrValue::Ints(v) => Value::List(ListValue {
@@ -149,7 +132,7 @@ pub fn attr_proto(v: &AttrValue) -> Result<AttrValueProto> {
             ..ListValue::default()
         }),
         AttrValue::Types(v) => Value::List(ListValue {
-            r#type: v.iter().map(|d| data_type_number(*d)).collect(),
+            r#type: v.iter().map(|d| d.proto_number()).collect(),
             ..ListValue::default()
         }),
         AttrValue::Shapes(v) => Value::List(ListValue {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, GraphDef, ListValue, NodeDef, TensorProto, TensorShapeProto};
+use crate::DType;
 
 /// `def` in protobuf's text format.
 pub fn to_text(def: &GraphDef) -> String {
@@ -99,23 +100,9 @@ fn float<T: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy>(v: T) -> 
     }
 }
 
-/// TensorFlow's name of a `DataType` number.
+/// TensorFlow's name of a `DataType` number (the number itself for one weir does not know).
 fn dtype_name(n: i32) -> String {
-    let name = match n {
-        1 => "DT_FLOAT",
-        2 => "DT_DOUBLE",
-        3 => "DT_INT32",
-        4 => "DT_UINT8",
-        5 => "DT_INT16",
-        6 => "DT_INT8",
-        7 => "DT_STRING",
-        9 => "DT_INT64",
-        10 => "DT_BOOL",
-        17 => "DT_UINT16",
-        20 => "DT_RESOURCE",
-        other => return other.to_string(),
-    };
-    name.to_string()
+    DType::from_proto_number(n).map_or_else(|| n.to_string(), |d| d.proto_name().to_string())
 }
 
 fn node(p: &mut Printer, n: &NodeDef) {

@@ -4,14 +4,13 @@
 
 use bytes::Bytes;
 
-use super::data_type_number;
 use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto, TensorShapeProto};
 use crate::{AttrValue, DType, Node};
 
 fn type_attr(d: DType) -> AttrValueProto {
     AttrValueProto {
-        value: Some(Value::Type(data_type_number(d))),
+        value: Some(Value::Type(d.proto_number())),
     }
 }
 
@@ -61,7 +60,7 @@ impl Expansion<'_> {
     fn int32_const(&mut self, suffix: &str, v: i32) -> String {
         let value = AttrValueProto {
             value: Some(Value::Tensor(TensorProto {
-                dtype: data_type_number(DType::I32),
+                dtype: DType::I32.proto_number(),
                 tensor_shape: Some(TensorShapeProto::default()),
                 int_val: vec![v],
                 tensor_content: Bytes::new(),
@@ -79,7 +78,7 @@ impl Expansion<'_> {
     /// A scalar constant of float dtype `d`.
     fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
         let mut t = TensorProto {
-            dtype: data_type_number(d),
+            dtype: d.proto_number(),
             tensor_shape: Some(TensorShapeProto::default()),
             ..TensorProto::default()
         };
@@ -116,7 +115,7 @@ impl Expansion<'_> {
     fn two_outputs(&mut self, a: &str, b: &str, d: DType) {
         let types = AttrValueProto {
             value: Some(Value::List(ListValue {
-                r#type: vec![data_type_number(d); 2],
+                r#type: vec![d.proto_number(); 2],
                 ..ListValue::default()
             })),
         };

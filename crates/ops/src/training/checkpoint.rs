@@ -36,39 +36,19 @@ const VERSION: u32 = 1;
 
 /// TensorFlow's `DataType` enum number of a dtype.
 fn dtype_code(dt: DType) -> Result<u32> {
-    Ok(match dt {
-        DType::F32 => 1,
-        DType::F64 => 2,
-        DType::I32 => 3,
-        DType::U8 => 4,
-        DType::I16 => 5,
-        DType::I8 => 6,
-        DType::String => 7,
-        DType::I64 => 9,
-        DType::Bool => 10,
-        DType::U16 => 17,
-        DType::Resource => {
-            return Err(Error::invalid_argument(
-                "A resource handle cannot be saved in a checkpoint",
-            ))
-        }
-    })
+    if dt == DType::Resource {
+        return Err(Error::invalid_argument(
+            "A resource handle cannot be saved in a checkpoint",
+        ));
+    }
+    Ok(dt.proto_number() as u32)
 }
 
 fn dtype_of_code(c: u32) -> Option<DType> {
-    Some(match c {
-        1 => DType::F32,
-        2 => DType::F64,
-        3 => DType::I32,
-        4 => DType::U8,
-        5 => DType::I16,
-        6 => DType::I8,
-        7 => DType::String,
-        9 => DType::I64,
-        10 => DType::Bool,
-        17 => DType::U16,
-        _ => return None,
-    })
+    i32::try_from(c)
+        .ok()
+        .and_then(DType::from_proto_number)
+        .filter(|&d| d != DType::Resource)
 }
 
 /// Little-endian encoding of one element type.
