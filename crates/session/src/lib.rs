@@ -23,6 +23,7 @@ mod plan;
 mod run_args;
 mod session;
 mod step_stats;
+mod step_stats_proto;
 mod timeline;
 
 pub use callable::Callable;

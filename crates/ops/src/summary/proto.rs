@@ -77,6 +77,18 @@ pub struct SessionLog {
     pub msg: String,
 }
 
+/// `tensorflow.TaggedRunMetadata`: a serialized `RunMetadata` and the tag TensorBoard lists it
+/// under (`step_100`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TaggedRunMetadata {
+    /// The name TensorBoard shows.
+    #[prost(string, tag = "1")]
+    pub tag: String,
+    /// A serialized `tensorflow.RunMetadata`.
+    #[prost(bytes = "bytes", tag = "2")]
+    pub run_metadata: Bytes,
+}
+
 /// `tensorflow.Event`: one record of a TensorBoard event file.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Event {
@@ -87,7 +99,7 @@ pub struct Event {
     #[prost(int64, tag = "2")]
     pub step: i64,
     /// What the event holds.
-    #[prost(oneof = "event::What", tags = "3, 4, 5, 6")]
+    #[prost(oneof = "event::What", tags = "3, 4, 5, 7, 8")]
     pub what: Option<event::What>,
 }
 
@@ -105,8 +117,45 @@ pub mod event {
         /// A summary.
         #[prost(message, tag = "5")]
         Summary(super::Summary),
-        /// A session's start, stop or checkpoint.
-        #[prost(message, tag = "6")]
+        /// A session's start, stop or checkpoint. Field 7: 6 is TensorFlow's deprecated
+        /// `log_message`.
+        #[prost(message, tag = "7")]
         SessionLog(super::SessionLog),
+        /// A run's metadata under a tag (`TaggedRunMetadata`): TensorBoard's per-node compute
+        /// times.
+        #[prost(message, tag = "8")]
+        TaggedRunMetadata(super::TaggedRunMetadata),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+
+    /// Field numbers are TensorFlow's `event.proto`: session_log is 7 (6 is the deprecated
+    /// log_message), tagged_run_metadata 8.
+    #[test]
+    fn session_logs_and_run_metadata_use_tensorflows_field_numbers() {
+        let log = Event {
+            wall_time: 0.0,
+            step: 0,
+            what: Some(event::What::SessionLog(SessionLog {
+                status: 1,
+                checkpoint_path: String::new(),
+                msg: String::new(),
+            })),
+        };
+        assert_eq!(log.encode_to_vec(), [0x3a, 0x02, 0x08, 0x01]);
+        let tagged = Event {
+            wall_time: 0.0,
+            step: 0,
+            what: Some(event::What::TaggedRunMetadata(TaggedRunMetadata {
+                tag: "s".to_string(),
+                run_metadata: Bytes::new(),
+            })),
+        };
+        assert_eq!(tagged.encode_to_vec(), [0x42, 0x03, 0x0a, 0x01, b's']);
     }
 }

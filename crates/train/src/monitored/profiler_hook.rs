@@ -1,19 +1,22 @@
 //! `tf.train.ProfilerHook`: every N steps or seconds, traces one run and writes its timeline.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use weir_graph::{Error, Graph, Output, Result};
-use weir_session::{Timeline, TraceLevel};
+use weir_session::{SessionHandle, Timeline, TraceLevel};
 
 use super::basic_hooks::{global_step_read, read_step, step_of};
 use super::hook::{
     SecondOrStepTimer, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
 };
+use crate::summary::{FileWriter, SummaryWriterCache};
 
 /// `tf.train.ProfilerHook(save_steps, save_secs, output_dir, show_dataflow, show_memory)`:
 /// every `save_steps` steps or `save_secs` seconds, runs one step with a full trace and writes
 /// its Chrome trace to `output_dir/timeline-{global_step}.json` (open it in `chrome://tracing`
-/// or Perfetto). Needs a global step.
+/// or Perfetto) and its run metadata, tagged `step_{global_step}`, to the directory's event file
+/// for TensorBoard. Needs a global step.
 ///
 /// ```
 /// # use weir_train::ProfilerHook;
@@ -30,6 +33,7 @@ pub struct ProfilerHook {
     global_step: Option<Output>,
     next_step: Option<i64>,
     requested: bool,
+    writer: Option<Arc<FileWriter>>,
 }
 
 impl ProfilerHook {
@@ -48,6 +52,7 @@ impl ProfilerHook {
             global_step: None,
             next_step: None,
             requested: false,
+            writer: None,
         })
     }
 
@@ -68,7 +73,15 @@ impl SessionRunHook for ProfilerHook {
     fn begin(&mut self, graph: &Graph) -> Result<()> {
         self.next_step = None;
         self.global_step = Some(global_step_read(graph, "ProfilerHook")?);
+        self.writer = Some(SummaryWriterCache::get(&self.output_dir)?);
         Ok(())
+    }
+
+    fn end(&mut self, _: &SessionHandle) -> Result<()> {
+        match &self.writer {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
@@ -110,6 +123,9 @@ impl SessionRunHook for ProfilerHook {
                 .map_err(|e| {
                     Error::from(e).with_prefix(&format!("Failed to write {}: ", path.display()))
                 })?;
+            if let Some(w) = &self.writer {
+                w.add_run_metadata(&values.run_metadata, &format!("step_{step}"), step)?;
+            }
         }
         self.next_step = Some(step + 1);
         Ok(())

@@ -606,12 +606,24 @@ fn profiler_hook_writes_a_timeline_every_n_steps_and_traces_only_those_runs() ->
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("timeline-"))
         .collect();
     files.sort();
     assert_eq!(
         files,
         ["timeline-3.json", "timeline-6.json", "timeline-9.json"]
     );
+    // And the run metadata in the event file, tagged as TensorFlow tags it.
+    let tagged: Vec<(String, i64, usize)> = events(&dir)
+        .into_iter()
+        .filter_map(|e| match e.what {
+            Some(What::TaggedRunMetadata(t)) => Some((t.tag, e.step, t.run_metadata.len())),
+            _ => None,
+        })
+        .collect();
+    let tags: Vec<(&str, i64)> = tagged.iter().map(|(t, s, _)| (t.as_str(), *s)).collect();
+    assert_eq!(tags, [("step_3", 3), ("step_6", 6), ("step_9", 9)]);
+    assert!(tagged.iter().all(|(_, _, n)| *n > 100), "{tagged:?}");
     let text = std::fs::read_to_string(dir.join("timeline-6.json")).unwrap();
     let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = trace["traceEvents"].as_array().unwrap();
