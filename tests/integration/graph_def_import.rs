@@ -455,3 +455,52 @@ fn decay_schedules_dropout_and_sigmoid_losses_export_as_tensorflow_ops_with_the_
     }
     Ok(())
 }
+
+#[test]
+fn tensorflow_2s_resource_variable_graph_trains_to_tensorflows_losses() -> Result<()> {
+    let want = &expected()["resource_adam"];
+    let def = graph_def("resource_adam.pb");
+    // What TensorFlow 2's tf.compat.v1 writes for a variable and Adam.
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    for op in [
+        "VarHandleOp",
+        "AssignVariableOp",
+        "ResourceApplyAdam",
+        "VarIsInitializedOp",
+    ] {
+        assert!(ops.contains(&op), "{op} not in {ops:?}");
+    }
+    let read_w = def
+        .node
+        .iter()
+        .find(|n| n.op == "ReadVariableOp" && n.input.first().map(String::as_str) == Some("w"))
+        .expect("a read of w")
+        .name
+        .clone();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&def).name(""))?;
+    let sess = Session::new(&g)?;
+    let op = |name: &str| g.operation_by_name(name).unwrap();
+    sess.run(&RunArgs::new().target(&op("init")))?;
+    let xs = Tensor::from_vec(&[2, 4], f32s(&want["x"]))?;
+    let ys = Tensor::from(vec![2i32, 0]);
+    let args = RunArgs::new()
+        .feed(g.tensor_by_name("x:0")?, xs)
+        .feed(g.tensor_by_name("y:0")?, ys)
+        .fetch(g.tensor_by_name("loss:0")?)
+        .target(&op("train"));
+    for (step, w) in f32s(&want["losses"]).into_iter().enumerate() {
+        let got = sess.run(&args)?[0].to_scalar::<f32>()?;
+        assert!(
+            (got - w).abs() <= 1e-6 * w.abs().max(1.0),
+            "step {step}: {got} vs {w}"
+        );
+    }
+    let w_after = sess
+        .eval(g.tensor_by_name(&format!("{read_w}:0"))?)?
+        .to_vec::<f32>()?;
+    for (a, b) in w_after.iter().zip(f32s(&want["w_after"])) {
+        assert!((a - b).abs() <= 1e-5, "{w_after:?}");
+    }
+    Ok(())
+}

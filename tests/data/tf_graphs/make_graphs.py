@@ -49,6 +49,32 @@ with g.as_default():
     # The same GraphDef in text format, as write_graph(as_text=True) writes it.
     open("softmax_train.pbtxt", "w").write(str(gd))
 
+# The same classifier as TensorFlow 2's tf.compat.v1 writes it by default: resource variables
+# (VarHandleOp, AssignVariableOp, ReadVariableOp), Adam (ResourceApplyAdam) and TensorFlow's own
+# gradients.
+g = tf.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [None, 4], name="x")
+    y = tf1.placeholder(tf.int32, [None], name="y")
+    w = tf1.get_variable("w", initializer=np.arange(12, dtype=np.float32).reshape(4, 3) * 0.1)
+    logits = tf.matmul(x, w, name="logits")
+    xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+    loss = tf.reduce_mean(xent, name="loss")
+    train = tf1.train.AdamOptimizer(0.1).minimize(loss, name="train")
+    init = tf1.global_variables_initializer()
+    xs = np.array([[1, 2, 3, 4], [-1, 0.5, 0, 2]], np.float32)
+    ys = np.array([2, 0], np.int32)
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        losses = [float(s.run([loss, train], {x: xs, y: ys})[0]) for _ in range(3)]
+        w_after = s.run(w).tolist()
+    expected["resource_adam"] = {
+        "init": init.name, "train": train.name, "loss": loss.name, "w": "w/Read/ReadVariableOp:0",
+        "ops": sorted(set(n.op for n in g.as_graph_def().node)),
+        "x": xs.tolist(), "y": ys.tolist(), "losses": losses, "w_after": w_after,
+    }
+    open("resource_adam.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 # Constants in every layout TensorFlow writes: scalars in typed fields, arrays as
 # tensor_content, a filled constant as one repeated value, strings, booleans.
 g = tf.Graph()

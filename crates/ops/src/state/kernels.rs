@@ -95,7 +95,7 @@ impl VariableResource {
 
     /// Adds (or subtracts) `delta` in place under the write lock; the data is copied only when
     /// a reader still holds the old value.
-    fn update(&self, delta: &Tensor, subtract: bool) -> Result<Tensor> {
+    pub(super) fn update(&self, delta: &Tensor, subtract: bool) -> Result<Tensor> {
         let mut slot = self.value.write();
         let old = slot.take().ok_or_else(|| self.uninitialized())?;
         if old.shape() != delta.shape() {
@@ -145,7 +145,7 @@ impl VariableResource {
     }
 }
 
-fn var_of<'c>(ctx: &'c OpContext<'_>) -> Result<&'c VariableResource> {
+pub(super) fn var_of<'c>(ctx: &'c OpContext<'_>) -> Result<&'c VariableResource> {
     ctx.resource::<VariableResource>(0)
 }
 
@@ -191,7 +191,7 @@ impl Kernel for VariableKernel {
     }
 }
 
-fn make_variable(node: &Node) -> Result<Box<dyn Kernel>> {
+pub(super) fn make_variable(node: &Node) -> Result<Box<dyn Kernel>> {
     let shared: String = node.attr("shared_name")?;
     Ok(Box::new(VariableKernel {
         name: if shared.is_empty() {
@@ -260,7 +260,7 @@ impl Kernel for CountUpToKernel {
     }
 }
 
-struct IsInitializedKernel;
+pub(super) struct IsInitializedKernel;
 
 impl Kernel for IsInitializedKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {

@@ -5,6 +5,7 @@
 
 mod initializers;
 mod kernels;
+mod resource_variables;
 mod variable;
 
 pub use initializers::{
@@ -18,4 +19,5 @@ pub use variable::{Variable, VariableBuilder};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     kernels::register();
+    resource_variables::register();
 }

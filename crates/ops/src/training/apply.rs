@@ -288,13 +288,17 @@ impl Kernel for ApplyKernel {
         }
         let dt = ctx.input(self.0.grad_index()).dtype();
         let out = match_float!(dt, T => run::<T>(self.0, ctx, &vars)?);
-        ctx.set_output(0, out);
+        // The ResourceApply ops have no output.
+        if ctx.num_outputs() > 0 {
+            ctx.set_output(0, out);
+        }
         Ok(())
     }
 }
 
 pub(super) fn make(node: &Node) -> Result<Box<dyn Kernel>> {
-    let rule = match node.op_type() {
+    let op = node.op_type();
+    let rule = match op.strip_prefix("Resource").unwrap_or(op) {
         "ApplyGradientDescent" => Rule::GradientDescent,
         "ApplyMomentum" => Rule::Momentum {
             nesterov: node.attr("use_nesterov")?,

@@ -186,7 +186,13 @@ pub(super) fn register() {
         ("ApplyCenteredRMSProp", Rule::CenteredRmsProp),
         ("ApplyAdam", Rule::Adam { nesterov: false }),
     ];
-    for (name, rule) in rules {
+    // Each also as TensorFlow's ResourceApply op: the same inputs, no output.
+    let both = rules
+        .iter()
+        .flat_map(|&(name, rule)| [(name.to_string(), rule), (format!("Resource{name}"), rule)]);
+    for (name, rule) in both {
+        let name = name.as_str();
+        let resource_op = name.starts_with("Resource");
         let (nv, scalars) = rule.layout();
         let mut def = OpDef::new(name);
         for v in rule.var_names() {
@@ -196,7 +202,7 @@ pub(super) fn register() {
         for (i, s) in scalars.iter().enumerate() {
             rest[rule.scalar_index(i) - nv] = s;
         }
-        rest[rule.grad_index() - nv] = if name == "ApplyGradientDescent" {
+        rest[rule.grad_index() - nv] = if name.ends_with("ApplyGradientDescent") {
             "delta"
         } else {
             "grad"
@@ -204,14 +210,19 @@ pub(super) fn register() {
         for r in rest {
             def = def.input(r, ArgType::Attr("T"));
         }
+        if !resource_op {
+            def = def.output("out", ArgType::Attr("T"));
+        }
         def = def
-            .output("out", ArgType::Attr("T"))
             .type_attr("T", DType::FLOAT)
             .attr("use_locking", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .stateful()
             .shape_fn(|ctx| {
                 // The gradient has the variable's shape.
                 let last = ctx.num_inputs() - 1;
+                if ctx.num_outputs() == 0 {
+                    return Ok(());
+                }
                 let gi = if ctx.op_type == "ApplyMomentum" {
                     last - 1
                 } else {
@@ -224,7 +235,7 @@ pub(super) fn register() {
         if matches!(rule, Rule::Momentum { .. } | Rule::Adam { .. }) {
             def = def.attr("use_nesterov", AttrKind::Bool, Some(AttrValue::Bool(false)));
         }
-        if name == "ApplyAdagrad" {
+        if name.ends_with("ApplyAdagrad") {
             def = def.attr("update_slots", AttrKind::Bool, Some(AttrValue::Bool(true)));
         }
         register_op(def);

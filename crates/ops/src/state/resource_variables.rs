@@ -1,0 +1,104 @@
+//! TensorFlow's resource-variable ops (`VarHandleOp`, `AssignVariableOp`, ...), which graphs
+//! written by TensorFlow 2's `tf.compat.v1` use for every variable. weir's variables already
+//! live behind resource handles, so these are its variable kernels under TensorFlow's
+//! signatures; they let such graphs be imported and run.
+
+use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::{
+    ArgType, AttrKind, AttrValue, DType, Kernel, Node, OpContext, OpDef, Result, Shape,
+};
+
+use super::kernels::{make_variable, var_of, IsInitializedKernel};
+
+/// `AssignVariableOp`, `AssignAddVariableOp`, `AssignSubVariableOp`: the assignment, with no
+/// output (TensorFlow reads the variable again where it needs the value).
+struct AssignNoOutput {
+    subtract: Option<bool>,
+    validate_shape: bool,
+}
+
+impl Kernel for AssignNoOutput {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let value = ctx.take_input(1);
+        let var = var_of(ctx)?;
+        match self.subtract {
+            None => var.assign(value, self.validate_shape)?,
+            Some(subtract) => var.update(&value, subtract)?,
+        };
+        Ok(())
+    }
+}
+
+fn make_assign(node: &Node) -> Result<Box<dyn Kernel>> {
+    let (subtract, validate_shape) = match node.op_type() {
+        "AssignVariableOp" => (None, node.attr("validate_shape")?),
+        "AssignAddVariableOp" => (Some(false), false),
+        _ => (Some(true), false),
+    };
+    Ok(Box::new(AssignNoOutput {
+        subtract,
+        validate_shape,
+    }))
+}
+
+pub(super) fn register() {
+    let resource = ArgType::Fixed(DType::Resource);
+    register_op(
+        OpDef::new("VarHandleOp")
+            .output("resource", resource.clone())
+            .resource_name_attrs()
+            .type_attr("dtype", DType::ALL_DATA)
+            .attr(
+                "shape",
+                AttrKind::Shape,
+                Some(AttrValue::Shape(Shape::unknown())),
+            )
+            .attr(
+                "allowed_devices",
+                AttrKind::Strs,
+                Some(AttrValue::Strs(vec![])),
+            )
+            .stateful()
+            .shape_fn(|ctx| {
+                ctx.set_output(0, Shape::scalar());
+                Ok(())
+            }),
+    );
+    register_kernel("VarHandleOp", make_variable);
+    for name in [
+        "AssignVariableOp",
+        "AssignAddVariableOp",
+        "AssignSubVariableOp",
+    ] {
+        let types = if name == "AssignVariableOp" {
+            DType::ALL_DATA
+        } else {
+            DType::REAL_NUMBER
+        };
+        let mut def = OpDef::new(name)
+            .input("resource", resource.clone())
+            .input("value", ArgType::Attr("dtype"))
+            .type_attr("dtype", types)
+            .stateful();
+        if name == "AssignVariableOp" {
+            def = def.attr(
+                "validate_shape",
+                AttrKind::Bool,
+                Some(AttrValue::Bool(false)),
+            );
+        }
+        register_op(def);
+        register_kernel(name, make_assign);
+    }
+    register_op(
+        OpDef::new("VarIsInitializedOp")
+            .input("resource", resource)
+            .output("is_initialized", ArgType::Fixed(DType::Bool))
+            .stateful()
+            .shape_fn(|ctx| {
+                ctx.set_output(0, Shape::scalar());
+                Ok(())
+            }),
+    );
+    register_kernel("VarIsInitializedOp", |_| Ok(Box::new(IsInitializedKernel)));
+}
