@@ -4,43 +4,12 @@
 
 use std::time::Duration;
 
-use weir_graph::{Code, DType, Graph, Output, Shape, Tensor};
+use weir_graph::{Code, DType, Graph, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::data_flow::{FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue};
-use weir_session::{RunArgs, Session, SessionHandle};
+use weir_session::{RunArgs, Session};
 
-use crate::queue_util::{expect_err, norm, run};
-
-const BLOCK: Duration = Duration::from_millis(150);
-
-fn fetch(s: &SessionHandle, t: &Output) -> weir_graph::Result<Tensor> {
-    Ok(
-        s.run(&RunArgs::new().fetch(t).timeout(Duration::from_secs(10)))?
-            .remove(0),
-    )
-}
-
-fn fetch_blocking(s: &SessionHandle, t: &Output) -> weir_graph::Result<Tensor> {
-    Ok(s.run(&RunArgs::new().fetch(t).timeout(BLOCK))?.remove(0))
-}
-
-fn size(s: &SessionHandle, q: &Queue) -> i32 {
-    fetch(s, &q.size().unwrap())
-        .unwrap()
-        .to_scalar::<i32>()
-        .unwrap()
-}
-
-fn i64s(t: &Tensor) -> Vec<i64> {
-    t.to_vec::<i64>().unwrap()
-}
-
-fn int_queue(g: &Graph, cap: i64) -> Queue {
-    FifoQueue::new(cap, &[DType::I64])
-        .shapes(&[Shape::scalar()])
-        .build(g)
-        .unwrap()
-}
+use crate::queue_util::{expect_err, fetch, fetch_blocking, i64s, int_queue, norm, run, size};
 
 #[test]
 fn random_shuffle_queue_holds_back_min_after_dequeue() {

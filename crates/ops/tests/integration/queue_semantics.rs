@@ -4,46 +4,17 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use weir_graph::{Code, DType, Graph, Operation, Output, Shape, Tensor};
+use weir_graph::{Code, DType, Graph, Operation, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
-use weir_ops::data_flow::{FifoQueue, PaddingFifoQueue, Queue, RandomShuffleQueue};
+use weir_ops::data_flow::{FifoQueue, PaddingFifoQueue, RandomShuffleQueue};
 use weir_session::{RunArgs, Session, SessionHandle};
 
-use crate::queue_util::{expect_err, norm, run};
-
-const BLOCK: Duration = Duration::from_millis(150);
+use crate::queue_util::{
+    expect_err, fetch, fetch_blocking, i64s, int_queue, norm, run, size, BLOCK,
+};
 
 fn run_blocking(s: &SessionHandle, op: &Operation) -> weir_graph::Result<()> {
     s.run(&RunArgs::new().target(op).timeout(BLOCK)).map(|_| ())
-}
-
-fn fetch(s: &SessionHandle, t: &Output) -> weir_graph::Result<Tensor> {
-    Ok(
-        s.run(&RunArgs::new().fetch(t).timeout(Duration::from_secs(10)))?
-            .remove(0),
-    )
-}
-
-fn fetch_blocking(s: &SessionHandle, t: &Output) -> weir_graph::Result<Tensor> {
-    Ok(s.run(&RunArgs::new().fetch(t).timeout(BLOCK))?.remove(0))
-}
-
-fn size(s: &SessionHandle, q: &Queue) -> i32 {
-    fetch(s, &q.size().unwrap())
-        .unwrap()
-        .to_scalar::<i32>()
-        .unwrap()
-}
-
-fn i64s(t: &Tensor) -> Vec<i64> {
-    t.to_vec::<i64>().unwrap()
-}
-
-fn int_queue(g: &Graph, cap: i64) -> Queue {
-    FifoQueue::new(cap, &[DType::I64])
-        .shapes(&[Shape::scalar()])
-        .build(g)
-        .unwrap()
 }
 
 #[test]
