@@ -20,6 +20,14 @@ fn int_attr(i: i64) -> AttrValueProto {
     }
 }
 
+/// A random op's `seed` or `seed2` attribute (0, TensorFlow's default, when unset).
+fn seed(node: &Node, attr: &str) -> i64 {
+    match node.attrs().get(attr) {
+        Some(AttrValue::Int(i)) => *i,
+        _ => 0,
+    }
+}
+
 /// Builds the nodes of one expansion; every node carries the composite's control inputs.
 struct Expansion<'a> {
     name: &'a str,
@@ -213,10 +221,6 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
                 "truncated_normal" => "TruncatedNormal",
                 _ => return None,
             };
-            let seed = |k: &str| match node.attrs().get(k) {
-                Some(AttrValue::Int(i)) => *i,
-                _ => 0,
-            };
             let draw = e.add(
                 op,
                 op,
@@ -224,8 +228,8 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
                 &[
                     ("dtype", type_attr(dt)),
                     ("T", type_attr(DType::I32)),
-                    ("seed", int_attr(seed("seed"))),
-                    ("seed2", int_attr(seed("seed2"))),
+                    ("seed", int_attr(seed(node, "seed"))),
+                    ("seed2", int_attr(seed(node, "seed2"))),
                 ],
             );
             let scale = if dist == "uniform" {
@@ -314,10 +318,6 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
                 &[&inputs[0]],
                 &[("T", ta()), ("out_type", type_attr(DType::I32))],
             );
-            let seed = |k: &str| match node.attrs().get(k) {
-                Some(AttrValue::Int(i)) => *i,
-                _ => 0,
-            };
             let draw = e.add(
                 "random_uniform",
                 "RandomUniform",
@@ -325,8 +325,8 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
                 &[
                     ("dtype", ta()),
                     ("T", type_attr(DType::I32)),
-                    ("seed", int_attr(seed("seed"))),
-                    ("seed2", int_attr(seed("seed2"))),
+                    ("seed", int_attr(seed(node, "seed"))),
+                    ("seed2", int_attr(seed(node, "seed2"))),
                 ],
             );
             let keep = e.add(

@@ -55,7 +55,7 @@ fn triggered_step(
 }
 
 /// The global step tensor a hook found in `begin`; FailedPrecondition before that.
-fn begun<'a>(global_step: &'a Option<Output>, hook: &str) -> Result<&'a Output> {
+pub(super) fn begun<'a>(global_step: &'a Option<Output>, hook: &str) -> Result<&'a Output> {
     global_step.as_ref().ok_or_else(|| not_begun(hook))
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use weir_graph::{Error, Graph, Output, Result};
 use weir_session::{SessionHandle, Timeline, TraceLevel};
 
-use super::basic_hooks::{global_step_read, read_step, step_of};
+use super::basic_hooks::{begun, global_step_read, read_step, step_of};
 use super::hook::{
     SecondOrStepTimer, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
 };
@@ -85,9 +85,7 @@ impl SessionRunHook for ProfilerHook {
     }
 
     fn before_run(&mut self, _: &mut SessionRunContext<'_>) -> Result<SessionRunArgs> {
-        let gs = self.global_step.as_ref().ok_or_else(|| {
-            Error::failed_precondition("ProfilerHook was used before its begin() ran")
-        })?;
+        let gs = begun(&self.global_step, "ProfilerHook")?;
         // The first run only starts the timer, as in TensorFlow.
         self.requested = self
             .next_step
