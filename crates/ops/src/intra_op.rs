@@ -140,36 +140,11 @@ fn ready(wake: bool) -> Option<(&'static IntraOpPool, usize)> {
     (helpers > 0).then_some((pool, helpers))
 }
 
-/// Runs `work(first_row, rows)` over `out` split into chunks of `rows_per_chunk` rows of
-/// `row_len` elements, on the calling thread and the pool's helpers together. Each chunk is
-/// handed out once, so the result is the same however the chunks are shared. Sleeping helpers
+/// Runs `work` on every task, on the calling thread and the pool's helpers together. Each task
+/// is handed out once, so the result is the same however the tasks are shared. Sleeping helpers
 /// join as they wake when `wake` (worth it for a millisecond of work or more, where the
-/// wake-up is small); otherwise a split offered while they sleep runs on the caller alone, in
-/// one call, and wakes them for the next.
-pub(crate) fn for_each_row_chunk<T: Send>(
-    out: &mut [T],
-    row_len: usize,
-    rows_per_chunk: usize,
-    wake: bool,
-    work: impl Fn(usize, &mut [T]) + Sync,
-) {
-    let rows_per_chunk = rows_per_chunk.max(1);
-    let chunk_len = row_len.saturating_mul(rows_per_chunk);
-    if chunk_len == 0 || out.len() <= chunk_len {
-        return work(0, out);
-    }
-    let Some((pool, helpers)) = ready(wake) else {
-        return work(0, out);
-    };
-    let chunks = out
-        .chunks_mut(chunk_len)
-        .enumerate()
-        .map(|(c, rows)| (c * rows_per_chunk, rows));
-    pool.share(chunks, helpers, |(first, rows)| work(first, rows));
-}
-
-/// Runs `work` on every task, on the calling thread and the pool's helpers together, with
-/// sleeping helpers treated as in [`for_each_row_chunk`]. Each task is handed out once.
+/// wake-up is small); otherwise tasks offered while they sleep run on the caller alone, and
+/// wake them for the next.
 pub(crate) fn for_each_task<I>(tasks: I, wake: bool, work: impl Fn(I::Item) + Sync)
 where
     I: ExactSizeIterator + Send,
@@ -231,12 +206,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_chunk_is_done_once_with_its_first_row() {
+    fn every_task_is_done_once() {
         for (rows, per_chunk) in [(0usize, 4usize), (1, 4), (7, 2), (64, 8), (100, 7)] {
             // Repeated so later rounds find the helpers spinning and share the chunks.
             for _ in 0..20 {
                 let mut out = vec![0usize; rows * 3];
-                for_each_row_chunk(&mut out, 3, per_chunk, false, |first, chunk| {
+                let chunks = out.chunks_mut(3 * per_chunk).enumerate();
+                for_each_task(chunks, false, |(c, chunk)| {
+                    let first = c * per_chunk;
                     for (r, row) in chunk.chunks_mut(3).enumerate() {
                         for v in row {
                             *v += first + r + 1;
@@ -260,8 +237,8 @@ mod tests {
         // chunk waits a little, so the caller cannot take them all before the helper looks.
         loop {
             let others = AtomicUsize::new(0);
-            let mut out = vec![0u8; 64];
-            for_each_row_chunk(&mut out, 1, 8, false, |_, chunk| {
+            let mut out = [0u8; 64];
+            for_each_task(out.chunks_mut(8), false, |chunk| {
                 if std::thread::current().id() != caller {
                     others.fetch_add(1, Ordering::Relaxed);
                 }
@@ -288,9 +265,10 @@ mod tests {
 
     fn a_panic_reaches_the_caller_once() {
         let got = std::panic::catch_unwind(|| {
-            let mut out = vec![0u8; 64];
+            let mut out = [0u8; 64];
             // Whichever thread holds row 32 (the caller, alone or not, or a helper) panics.
-            for_each_row_chunk(&mut out, 1, 8, false, |first, rows| {
+            for_each_task(out.chunks_mut(8).enumerate(), false, |(c, rows)| {
+                let first = c * 8;
                 assert!(!(first..first + rows.len()).contains(&32), "row 32");
             });
         });

@@ -16,14 +16,17 @@
 //! than the multipliers' rate: below [`MAX_DENSITY`] it still wins.
 
 use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
 
 use weir_graph::{Result, Tensor};
 
 use crate::util::Isa;
 
 mod masks;
+mod stripes;
 
 use masks::NonzeroMasks;
+use stripes::{OpA, Stripe};
 
 use super::matmul_narrow::transpose;
 
@@ -114,40 +117,48 @@ impl pulp::WithSimd for Sparse<'_> {
             b,
             n,
         } = self;
-        // Element (i, t) of op(a) is a[i * row_stride + t * depth_stride].
-        let (masks, row_stride, depth_stride) = if transposed {
-            (NonzeroMasks::of_columns(a, rows, cols), 1, cols)
+        let masks = if transposed {
+            NonzeroMasks::of_columns(a, rows, cols)
         } else {
-            (NonzeroMasks::of_rows(a, rows, cols), cols, 1)
+            NonzeroMasks::of_rows(a, rows, cols)
         };
-        if masks.count() as f64 > MAX_DENSITY * a.len() as f64 || !all_finite(b) {
+        if masks.count() as f64 > MAX_DENSITY * a.len() as f64 {
             return None;
         }
         let op_a = OpA {
             a,
             masks: &masks,
-            row_stride,
-            depth_stride,
+            cols,
         };
         let mut out = vec![0.0f32; masks.rows * n];
         // Split between cores only when the product's multiply-adds outweigh the hand-off
         // (a few microseconds).
-        let rows_per_chunk = if masks.count().saturating_mul(n) >= SPLIT_WORK {
-            masks.rows.div_ceil(CHUNKS).max(8)
+        let split = masks.count().saturating_mul(n) >= SPLIT_WORK;
+        let stripe_count = (n / S::F32_LANES).div_ceil(8).max(1);
+        let bands = if split {
+            CHUNKS.div_ceil(stripe_count)
         } else {
-            masks.rows
+            1
         };
-        crate::intra_op::for_each_row_chunk(&mut out, n, rows_per_chunk, false, |first, rows| {
-            simd.vectorize(RowRange {
+        let tasks = stripes::stripes(&mut out, n, S::F32_LANES, bands);
+        let non_finite = AtomicBool::new(false);
+        let run = |task| {
+            simd.vectorize(StripeTask {
                 simd,
                 op_a: &op_a,
-                first,
+                transposed,
                 b,
                 n,
-                out: rows,
+                task,
+                non_finite: &non_finite,
             })
-        });
-        Some(out)
+        };
+        if split {
+            crate::intra_op::for_each_task(tasks.into_iter(), false, run);
+        } else {
+            tasks.into_iter().for_each(run);
+        }
+        (!non_finite.into_inner()).then_some(out)
     }
 }
 
@@ -155,159 +166,41 @@ impl pulp::WithSimd for Sparse<'_> {
 /// between the intra-op pool's threads: about 30 us of work on one core.
 const SPLIT_WORK: usize = 1 << 18;
 
-/// The chunks of output rows a split product is cut into, so a helper that starts late still
-/// takes its share.
-const CHUNKS: usize = 8;
+/// The tasks a split product is cut into (at least one per stripe of columns), so a helper
+/// that starts late still takes its share.
+const CHUNKS: usize = 4;
 
-/// The output rows `first..first + out.len() / n` of a product, for one thread of a split:
-/// re-entering the instruction set's context, since a helper thread runs it outside the
-/// dispatching function.
-struct RowRange<'a, 'b, S> {
+/// One stripe of a product, for one thread of a split: re-entering the instruction set's
+/// context, since a helper thread runs it outside the dispatching function.
+struct StripeTask<'a, 'b, 'o, S> {
     simd: S,
     op_a: &'a OpA<'b>,
-    first: usize,
+    transposed: bool,
     b: &'a [f32],
     n: usize,
-    out: &'a mut [f32],
+    task: Stripe<'o>,
+    non_finite: &'a AtomicBool,
 }
 
-impl<S: pulp::Simd> pulp::NullaryFnOnce for RowRange<'_, '_, S> {
+impl<S: pulp::Simd> pulp::NullaryFnOnce for StripeTask<'_, '_, '_, S> {
     type Output = ();
 
     #[inline(always)]
     fn call(self) {
-        tiled_product(self.simd, self.op_a, self.first, self.b, self.n, self.out);
-    }
-}
-
-/// Whether every value is finite: `v * 0` is 0 for finite `v` and NaN otherwise, and a sum of
-/// those is NaN as soon as one is. Sixteen partial sums, so the loop vectorizes.
-#[inline(always)]
-fn all_finite(b: &[f32]) -> bool {
-    let mut acc = [0.0f32; 16];
-    let chunks = b.chunks_exact(16);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for (s, &v) in acc.iter_mut().zip(c) {
-            *s += v * 0.0;
+        let StripeTask {
+            simd,
+            op_a,
+            transposed,
+            b,
+            n,
+            task,
+            non_finite,
+        } = self;
+        if transposed {
+            stripes::stripe::<S, true>(simd, op_a, b, n, task, non_finite);
+        } else {
+            stripes::stripe::<S, false>(simd, op_a, b, n, task, non_finite);
         }
-    }
-    for &v in tail {
-        acc[0] += v * 0.0;
-    }
-    acc.iter().sum::<f32>() == 0.0
-}
-
-/// `op(a)` for the product: its nonzero masks and where its elements are in `a`.
-struct OpA<'a> {
-    a: &'a [f32],
-    masks: &'a NonzeroMasks,
-    row_stride: usize,
-    depth_stride: usize,
-}
-
-impl OpA<'_> {
-    /// The mask word `w` of row `i`.
-    #[inline(always)]
-    fn word(&self, i: usize, w: usize) -> u64 {
-        self.masks.bits[i * self.masks.words + w]
-    }
-
-    /// The nonzeros of row `i` in mask word `w`: `(t, op(a)[i][t])` in increasing `t`.
-    #[inline(always)]
-    fn nonzeros(&self, i: usize, w: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
-        let mut m = self.word(i, w);
-        std::iter::from_fn(move || {
-            if m == 0 {
-                return None;
-            }
-            let t = w * 64 + m.trailing_zeros() as usize;
-            m &= m - 1;
-            Some((t, self.a[i * self.row_stride + t * self.depth_stride]))
-        })
-    }
-}
-
-/// Rows `first..` of `out = op(a) . b` (as many as `out` holds) for `[k, n]` rows of `b`: for
-/// each block of up to eight vectors of columns, for each tile of 64 rows of `b` (one mask
-/// word), each output row accumulates in registers the rows of the tile its nonzeros select.
-///
-/// Why tiles: a tile's block of columns (64 rows x 8 vectors, 16 KiB with AVX2) stays in the
-/// first-level cache while every output row takes its nonzeros from it. Untiled, each nonzero
-/// fetched a row of `b` from the second-level cache or beyond (the 784x128 weights are 400 KB),
-/// and the loads, not the multiply-adds, set the pace: 1,260 us untiled against 706 us tiled
-/// for a 128x784x128 product with every element nonzero.
-#[inline(always)]
-fn tiled_product<S: pulp::Simd>(
-    simd: S,
-    op_a: &OpA<'_>,
-    first: usize,
-    b: &[f32],
-    n: usize,
-    out: &mut [f32],
-) {
-    let lanes = S::F32_LANES;
-    let vectors = n / lanes;
-    let mut j = 0;
-    while j < vectors * lanes {
-        let g = (vectors - j / lanes).min(8);
-        for w in 0..op_a.masks.words {
-            match g {
-                8 => block::<S, 8>(simd, op_a, w, first, b, n, j, out),
-                7 => block::<S, 7>(simd, op_a, w, first, b, n, j, out),
-                6 => block::<S, 6>(simd, op_a, w, first, b, n, j, out),
-                5 => block::<S, 5>(simd, op_a, w, first, b, n, j, out),
-                4 => block::<S, 4>(simd, op_a, w, first, b, n, j, out),
-                3 => block::<S, 3>(simd, op_a, w, first, b, n, j, out),
-                2 => block::<S, 2>(simd, op_a, w, first, b, n, j, out),
-                _ => block::<S, 1>(simd, op_a, w, first, b, n, j, out),
-            }
-        }
-        j += g * lanes;
-    }
-    // Columns past the last whole vector, one at a time, in the same order.
-    for (i, row) in out.chunks_exact_mut(n).enumerate() {
-        let i = first + i;
-        for (jj, o) in row.iter_mut().enumerate().skip(j) {
-            *o = (0..op_a.masks.words)
-                .flat_map(|w| op_a.nonzeros(i, w))
-                .fold(0.0f32, |s, (t, v)| v.mul_add(b[t * n + jj], s));
-        }
-    }
-}
-
-/// For every output row: `out[i][j..j + G vectors] += sum over the nonzeros t of tile w of
-/// op(a)[i][t] * b[t][j..]`, continuing the sums already in `out` (zero before the first
-/// tile), so each output is one chain in increasing `t`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn block<S: pulp::Simd, const G: usize>(
-    simd: S,
-    op_a: &OpA<'_>,
-    w: usize,
-    first: usize,
-    b: &[f32],
-    n: usize,
-    j: usize,
-    out: &mut [f32],
-) {
-    let width = G * S::F32_LANES;
-    for (i, row) in out.chunks_exact_mut(n).enumerate() {
-        let i = first + i;
-        if op_a.word(i, w) == 0 {
-            continue;
-        }
-        let (ov, _) = S::as_mut_simd_f32s(&mut row[j..j + width]);
-        let mut acc: [S::f32s; G] = std::array::from_fn(|q| ov[q]);
-        for (t, v) in op_a.nonzeros(i, w) {
-            let av = simd.splat_f32s(v);
-            let start = t * n + j;
-            let (bv, _) = S::as_simd_f32s(&b[start..start + width]);
-            for q in 0..G {
-                acc[q] = simd.mul_add_f32s(av, bv[q], acc[q]);
-            }
-        }
-        ov[..G].copy_from_slice(&acc);
     }
 }
 
@@ -396,16 +289,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn the_finite_check_sees_every_infinity_and_nan() {
-        assert!(all_finite(&[1.0; 40]));
-        assert!(all_finite(&[-0.0, f32::MAX, f32::MIN_POSITIVE / 2.0]));
-        assert!(!all_finite(&[f32::NAN; 3]));
-        let mut v = vec![1.0f32; 37];
-        v[36] = f32::NEG_INFINITY;
-        assert!(!all_finite(&v));
     }
 
     #[test]
