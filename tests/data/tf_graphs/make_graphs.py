@@ -95,5 +95,82 @@ with g.as_default():
     expected["constants"] = values
     open("constants.pb", "wb").write(g.as_graph_def().SerializeToString())
 
+# The documented queue pipeline as TensorFlow 2's tf.compat.v1 writes it: string_input_producer
+# (its epoch counter is ResourceCountUpTo, its empty-input check an Assert), TFRecordReader,
+# parse_single_example (ParseExampleV2 on a scalar), decode_raw and batch; plus parse_example
+# (ParseExampleV2 on a vector) with a default and a VarLenFeature. The records are written here
+# too (pipeline.tfrecord); the tests point the file names (a placeholder_with_default) at them
+# with input_map.
+def example(i):
+    return tf.train.Example(features=tf.train.Features(feature={
+        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+        "image_raw": tf.train.Feature(bytes_list=tf.train.BytesList(value=[bytes([i, i + 1, 2 * i, 250 + i])])),
+        "weights": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5 * k + i for k in range(i % 3)])),
+    })).SerializeToString()
+
+with tf.io.TFRecordWriter("pipeline.tfrecord") as w:
+    for i in range(5):
+        w.write(example(i))
+g = tf.Graph()
+with g.as_default():
+    names = tf1.placeholder_with_default(["pipeline.tfrecord"], [None], name="filenames")
+    files = tf1.train.string_input_producer(names, num_epochs=2, shuffle=False)
+    _, record = tf1.TFRecordReader().read(files)
+    parsed = tf1.parse_single_example(record, {
+        "label": tf1.FixedLenFeature([], tf.int64),
+        "image_raw": tf1.FixedLenFeature([], tf.string),
+    })
+    image = tf.cast(tf.reshape(tf1.decode_raw(parsed["image_raw"], tf.uint8), [4]), tf.float32)
+    images, labels = tf1.train.batch([image, parsed["label"]], batch_size=4, num_threads=1,
+                                     allow_smaller_final_batch=True)
+    one = tf1.placeholder(tf.string, [], name="one")
+    single = tf1.parse_single_example(one, {"weights": tf1.VarLenFeature(tf.float32)})["weights"]
+    many = tf1.placeholder(tf.string, [None], name="many")
+    batch = tf1.parse_example(many, {
+        "label": tf1.FixedLenFeature([], tf.int64, default_value=-1),
+        "weights": tf1.VarLenFeature(tf.float32),
+    })
+    init = tf.group(tf1.global_variables_initializer(), tf1.local_variables_initializer(), name="init")
+    coord_batches = []
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        coord = tf1.train.Coordinator()
+        threads = tf1.train.start_queue_runners(s, coord)
+        try:
+            while True:
+                im, lb = s.run([images, labels])
+                coord_batches.append({"images": im.tolist(), "labels": lb.tolist()})
+        except tf.errors.OutOfRangeError:
+            pass
+        coord.request_stop()
+        coord.join(threads)
+        ws = s.run(single, {one: example(2)})
+        bt = s.run(batch, {many: [example(1), example(2), b""]})
+    runners = tf1.get_collection(tf1.GraphKeys.QUEUE_RUNNERS)
+    expected["pipeline"] = {
+        "init": init.name,
+        "filenames": names.name,
+        "images": images.name, "labels": labels.name,
+        "runners": [{"queue": r.queue.name, "enqueue_ops": [o.name for o in r.enqueue_ops]} for r in runners],
+        "batches": coord_batches,
+        "single": {"indices": single.indices.name, "values": single.values.name,
+                   "dense_shape": single.dense_shape.name,
+                   "got": [ws.indices.tolist(), ws.values.tolist(), ws.dense_shape.tolist()]},
+        "batch": {"label": batch["label"].name, "indices": batch["weights"].indices.name,
+                  "values": batch["weights"].values.name, "dense_shape": batch["weights"].dense_shape.name,
+                  "got": [bt["label"].tolist(), bt["weights"].indices.tolist(),
+                          bt["weights"].values.tolist(), bt["weights"].dense_shape.tolist()]},
+        "ops": sorted(set(n.op for n in g.as_graph_def().node)),
+    }
+    # With no file names at run time, the producer's Assert fails the enqueue.
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        enq = g.get_operation_by_name(expected["pipeline"]["runners"][0]["enqueue_ops"][0])
+        try:
+            s.run(enq, {names: np.array([], dtype=object)})
+        except tf.errors.OpError as e:
+            expected["pipeline"]["empty_error"] = [type(e).__name__, [l for l in e.message.split("\n") if "assertion" in l][0]]
+    open("pipeline.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 json.dump(expected, open("expected.json", "w"), indent=1, sort_keys=True)
 print(json.dumps(expected, indent=1, sort_keys=True))

@@ -33,6 +33,7 @@ mod display;
 mod element;
 mod slicing;
 mod sparse;
+mod summarize;
 
 pub use element::{Buf, Data, TensorType};
 pub use sparse::SparseTensor;

@@ -1,4 +1,8 @@
-//! Control-flow ops: `no_op`, `group` and `tuple`.
+//! Control-flow ops: `no_op`, `group`, `tuple` and `Assert`.
+
+mod assert;
+
+pub use assert::{assert, Assert};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result};
@@ -61,4 +65,5 @@ impl Kernel for NoOpKernel {
 pub(crate) fn register_all_ops() {
     register_op(OpDef::new("NoOp"));
     register_kernel("NoOp", |_| Ok(Box::new(NoOpKernel)));
+    assert::register();
 }

@@ -290,7 +290,7 @@ impl ParseExample {
     }
 }
 
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+pub(super) fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let ser = ctx.input_shape(0).clone();
     let types: Vec<DType> = ctx.attr("sparse_types")?;
     let shapes: Vec<Shape> = ctx.attr("dense_shapes")?;
@@ -323,6 +323,46 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Parses input 0 (one serialized example, or a vector of them named by input 1) with the dense
+/// defaults from input `defaults_from` on, and sets the outputs in TensorFlow's order: sparse
+/// indices, values and shapes, then dense values.
+pub(super) fn parse_into(
+    cfg: &ExampleConfig,
+    as_f32: &[AsF32],
+    ctx: &mut OpContext<'_>,
+    defaults_from: usize,
+) -> Result<()> {
+    let defaults = &ctx.inputs()[defaults_from..];
+    cfg.check_defaults(defaults)?;
+    let ser = ctx.input(0);
+    let out = match ser.rank() {
+        0 => parse_single_with(cfg, defaults, as_f32, &ser.as_slice::<Bytes>()?[0])?,
+        1 => parse_batch_with(
+            cfg,
+            defaults,
+            as_f32,
+            ser.as_slice::<Bytes>()?,
+            ctx.input(1).as_slice::<Bytes>()?,
+        )?,
+        _ => {
+            return Err(Error::invalid_argument(format!(
+                "Expected serialized to be a scalar or vector, got shape: {}",
+                weir_graph::format_dims(ser.shape())
+            )))
+        }
+    };
+    let ns = out.sparse.len();
+    for (i, sp) in out.sparse.into_iter().enumerate() {
+        ctx.set_output(i, sp.indices);
+        ctx.set_output(ns + i, sp.values);
+        ctx.set_output(2 * ns + i, sp.dense_shape);
+    }
+    for (d, t) in out.dense.into_iter().enumerate() {
+        ctx.set_output(3 * ns + d, t);
+    }
+    Ok(())
+}
+
 #[derive(Clone)]
 struct ParseExampleKernel {
     cfg: ExampleConfig,
@@ -333,40 +373,7 @@ struct ParseExampleKernel {
 
 impl Kernel for ParseExampleKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let defaults = &ctx.inputs()[2..];
-        self.cfg.check_defaults(defaults)?;
-        let ser = ctx.input(0);
-        let out = match ser.rank() {
-            0 => parse_single_with(
-                &self.cfg,
-                defaults,
-                &self.as_f32,
-                &ser.as_slice::<Bytes>()?[0],
-            )?,
-            1 => parse_batch_with(
-                &self.cfg,
-                defaults,
-                &self.as_f32,
-                ser.as_slice::<Bytes>()?,
-                ctx.input(1).as_slice::<Bytes>()?,
-            )?,
-            _ => {
-                return Err(Error::invalid_argument(format!(
-                    "Expected serialized to be a scalar or vector, got shape: {}",
-                    weir_graph::format_dims(ser.shape())
-                )))
-            }
-        };
-        let ns = out.sparse.len();
-        for (i, sp) in out.sparse.into_iter().enumerate() {
-            ctx.set_output(i, sp.indices);
-            ctx.set_output(ns + i, sp.values);
-            ctx.set_output(2 * ns + i, sp.dense_shape);
-        }
-        for (d, t) in out.dense.into_iter().enumerate() {
-            ctx.set_output(3 * ns + d, t);
-        }
-        Ok(())
+        parse_into(&self.cfg, &self.as_f32, ctx, 2)
     }
 
     fn is_expensive(&self) -> bool {
@@ -412,8 +419,21 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
             "ParseExample: attr lists of different lengths",
         ));
     }
+    let dense = dense_specs(dense_keys, &tdense, &shapes)?;
+    let cfg = ExampleConfig::new(dense, sparse_keys.into_iter().zip(sparse_types).collect())?;
+    let as_f32 = vec![AsF32::default(); cfg.dense.len()];
+    Ok(Box::new(ParseExampleKernel { cfg, as_f32 }))
+}
+
+/// The dense features named `keys`, of types `tdense` and shapes `shapes` (a leading unknown
+/// dimension: a `FixedLenSequenceFeature`), as the parser takes them.
+pub(super) fn dense_specs(
+    keys: Vec<String>,
+    tdense: &[DType],
+    shapes: &[Shape],
+) -> Result<Vec<DenseSpec>> {
     let mut dense = Vec::new();
-    for ((name, dtype), shape) in dense_keys.into_iter().zip(tdense).zip(shapes) {
+    for ((name, &dtype), shape) in keys.into_iter().zip(tdense).zip(shapes) {
         let dims = shape.dims().ok_or_else(|| {
             Error::invalid_argument(format!("Shape of dense feature {name} has unknown rank"))
         })?;
@@ -437,9 +457,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
             default: Tensor::zeros(dtype, &[0])?,
         });
     }
-    let cfg = ExampleConfig::new(dense, sparse_keys.into_iter().zip(sparse_types).collect())?;
-    let as_f32 = vec![AsF32::default(); cfg.dense.len()];
-    Ok(Box::new(ParseExampleKernel { cfg, as_f32 }))
+    Ok(dense)
 }
 
 pub(super) fn register() {

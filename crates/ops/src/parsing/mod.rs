@@ -14,6 +14,7 @@ mod decode_raw;
 mod example;
 mod example_batch;
 mod example_ops;
+mod example_v2;
 mod features;
 pub mod numbers;
 mod packed_varint;
@@ -42,6 +43,7 @@ pub(crate) fn register_all_ops() {
     decode_csv::register();
     decode_raw::register();
     example_ops::register();
+    example_v2::register();
     sparse_merge::register();
     sequence_ops::register();
 }

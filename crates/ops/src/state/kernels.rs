@@ -250,7 +250,7 @@ fn make_assign(node: &Node) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(AssignKernel(kind)))
 }
 
-struct CountUpToKernel(i64);
+pub(super) struct CountUpToKernel(pub(super) i64);
 
 impl Kernel for CountUpToKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {

@@ -8,7 +8,7 @@ use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Kernel, Node, OpContext, OpDef, Result, Shape,
 };
 
-use super::kernels::{make_variable, var_of, IsInitializedKernel};
+use super::kernels::{make_variable, var_of, CountUpToKernel, IsInitializedKernel};
 
 /// `AssignVariableOp`, `AssignAddVariableOp`, `AssignSubVariableOp`: the assignment, with no
 /// output (TensorFlow reads the variable again where it needs the value).
@@ -90,6 +90,23 @@ pub(super) fn register() {
         register_op(def);
         register_kernel(name, make_assign);
     }
+    // What `string_input_producer(num_epochs=N)` counts its epochs with in TensorFlow 2's
+    // graphs: CountUpTo on a resource variable.
+    register_op(
+        OpDef::new("ResourceCountUpTo")
+            .input("resource", resource.clone())
+            .output("output", ArgType::Attr("T"))
+            .type_attr("T", &[DType::I32, DType::I64])
+            .attr("limit", AttrKind::Int, None)
+            .stateful()
+            .shape_fn(|ctx| {
+                ctx.set_output(0, Shape::scalar());
+                Ok(())
+            }),
+    );
+    register_kernel("ResourceCountUpTo", |node| {
+        Ok(Box::new(CountUpToKernel(node.attr("limit")?)))
+    });
     register_op(
         OpDef::new("VarIsInitializedOp")
             .input("resource", resource)

@@ -6,6 +6,7 @@ mod parsing_support;
 
 mod array_index;
 mod array_shape;
+mod control_assert;
 mod dynamic_stitch;
 mod fixtures_decode_csv;
 mod fixtures_decode_raw;
@@ -26,6 +27,7 @@ mod nn;
 mod nn_conv;
 mod parsing_ops;
 mod parsing_props;
+mod parsing_v2;
 mod queue_kinds;
 mod queue_names;
 mod queue_semantics;
