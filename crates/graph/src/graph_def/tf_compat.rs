@@ -83,6 +83,46 @@ impl Expansion<'_> {
         )
     }
 
+    /// A scalar string constant.
+    fn string_const(&mut self, suffix: &str, v: &str) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::String.proto_number(),
+                tensor_shape: Some(TensorShapeProto::default()),
+                string_val: vec![Bytes::copy_from_slice(v.as_bytes())],
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::String)), ("value", value)],
+        )
+    }
+
+    /// `GatherV2(params, index, axis=0)` of `t` values with an int32 index.
+    fn gather(&mut self, suffix: &str, params: &str, index: &str, t: DType) -> String {
+        let axis_name = if suffix.is_empty() {
+            "axis".to_string()
+        } else {
+            format!("{suffix}/axis")
+        };
+        let axis = self.int32_const(&axis_name, 0);
+        let i32t = type_attr(DType::I32);
+        self.add(
+            suffix,
+            "GatherV2",
+            &[params, index, &axis],
+            &[
+                ("Tparams", type_attr(t)),
+                ("Tindices", i32t.clone()),
+                ("Taxis", i32t),
+                ("batch_dims", int_attr(0)),
+            ],
+        )
+    }
+
     /// A scalar constant of float dtype `d`.
     fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
         let mut t = TensorProto {
@@ -374,7 +414,85 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
             let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
             e.two_outputs(&dx, &dz, t);
         }
+        // The input helpers' private ops (weir_ops::data_flow::input_ops), as the general ops
+        // TensorFlow's tf.train builds in their place.
+        // with_dependencies([Assert(size(x) > 0, [message])], x)
+        "_AssertNonEmpty" => {
+            let t = ty("T")?;
+            let message = match node.attrs().get("message") {
+                Some(AttrValue::Str(m)) => m.clone(),
+                _ => return None,
+            };
+            let i32t = type_attr(DType::I32);
+            let x = &inputs[0];
+            let size = e.add(
+                "Size",
+                "Size",
+                &[x],
+                &[("T", type_attr(t)), ("out_type", i32t.clone())],
+            );
+            let zero = e.int32_const("Greater/y", 0);
+            let cond = e.add("Greater", "Greater", &[&size, &zero], &[("T", i32t)]);
+            let data = e.string_const("Assert/data_0", &message);
+            let check = e.add(
+                "Assert",
+                "Assert",
+                &[&cond, &data],
+                &[
+                    ("T", type_list(&[DType::String])),
+                    ("summarize", int_attr(3)),
+                ],
+            );
+            e.add(
+                "",
+                "Identity",
+                &[x, &format!("^{check}")],
+                &[("T", type_attr(t))],
+            );
+        }
+        // tf.range(limit)
+        "_RangeTo" => {
+            let start = e.int32_const("start", 0);
+            let delta = e.int32_const("delta", 1);
+            e.add(
+                "",
+                "Range",
+                &[&start, &inputs[0], &delta],
+                &[("Tidx", type_attr(DType::I32))],
+            );
+        }
+        // tf.shape(x)[0]
+        "_Dim0" => {
+            let t = ty("T")?;
+            let i32t = type_attr(DType::I32);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[&inputs[0]],
+                &[("T", type_attr(t)), ("out_type", i32t)],
+            );
+            let index = e.int32_const("index", 0);
+            e.gather("", &shape, &index, DType::I32);
+        }
+        // tf.gather(params, index)
+        "_GatherRow" => {
+            let t = ty("T")?;
+            e.gather("", &inputs[0], &inputs[1], t);
+        }
+        "_MatchingFiles" => {
+            e.add("", "MatchingFiles", &[&inputs[0]], &[]);
+        }
         _ => return None,
     }
     Some(e.nodes)
+}
+
+/// A `list(type)` attribute.
+fn type_list(types: &[DType]) -> AttrValueProto {
+    AttrValueProto {
+        value: Some(Value::List(ListValue {
+            r#type: types.iter().map(|d| d.proto_number()).collect(),
+            ..ListValue::default()
+        })),
+    }
 }
