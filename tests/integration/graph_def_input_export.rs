@@ -126,3 +126,49 @@ fn input_producers_export_without_private_ops_and_reimport_to_the_same_values() 
     );
     Ok(())
 }
+
+#[test]
+fn per_image_standardization_exports_as_tensorflows_ops_with_the_same_values() -> Result<()> {
+    let g = Graph::new();
+    let images = Placeholder::new(DType::U8)
+        .shape(Shape::new(vec![None, Some(4), Some(4), Some(3)]))
+        .name("images")
+        .build(&g)?;
+    let out = per_image_standardization(&images)?;
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    assert!(!ops.contains(&"PerImageStandardization"), "{ops:?}");
+    for tf in [
+        "Mean",
+        "Square",
+        "Sqrt",
+        "Rsqrt",
+        "Maximum",
+        "RealDiv",
+        "StridedSlice",
+    ] {
+        assert!(ops.contains(&tf), "no {tf} in {ops:?}");
+    }
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    // Two varied images and a uniform one (whose deviation is the rsqrt(N) floor).
+    let mut pixels: Vec<u8> = (0..2 * 48).map(|i| ((i * 37) % 251) as u8).collect();
+    pixels.extend([9u8; 48]);
+    let batch = Tensor::from_vec(&[3, 4, 4, 3], pixels)?;
+    let run = |gr: &Graph| -> Result<Vec<f32>> {
+        let s = Session::new(gr)?;
+        s.run(
+            &RunArgs::new()
+                .feed(gr.tensor_by_name("images:0")?, batch.clone())
+                .fetch(gr.tensor_by_name(&out.name())?),
+        )?[0]
+            .to_vec::<f32>()
+    };
+    let (want, got) = (run(&g)?, run(&h)?);
+    assert_eq!(want.len(), got.len());
+    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+        assert!((w - g).abs() <= 1e-5 * w.abs().max(1.0), "{i}: {w} vs {g}");
+    }
+    assert!(got[96..].iter().all(|&v| v == 0.0));
+    Ok(())
+}

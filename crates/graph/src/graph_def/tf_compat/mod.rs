@@ -2,185 +2,19 @@
 //! exported graph imports into TensorFlow. Each composite becomes a few nodes under its name;
 //! the last keeps the name, so its consumers read it unchanged.
 
-use bytes::Bytes;
+mod expansion;
+
+use expansion::{int_attr, type_attr, type_list, Expansion};
 
 use super::proto::attr_value_proto::Value;
-use super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto, TensorShapeProto};
+use super::proto::{AttrValueProto, NodeDef};
 use crate::{AttrValue, DType, Node};
-
-fn type_attr(d: DType) -> AttrValueProto {
-    AttrValueProto {
-        value: Some(Value::Type(d.proto_number())),
-    }
-}
-
-fn int_attr(i: i64) -> AttrValueProto {
-    AttrValueProto {
-        value: Some(Value::I(i)),
-    }
-}
 
 /// A random op's `seed` or `seed2` attribute (0, TensorFlow's default, when unset).
 fn seed(node: &Node, attr: &str) -> i64 {
     match node.attrs().get(attr) {
         Some(AttrValue::Int(i)) => *i,
         _ => 0,
-    }
-}
-
-/// Builds the nodes of one expansion; every node carries the composite's control inputs.
-struct Expansion<'a> {
-    name: &'a str,
-    controls: Vec<String>,
-    nodes: Vec<NodeDef>,
-}
-
-impl Expansion<'_> {
-    /// Adds `name/suffix` (or the composite's own name when `suffix` is empty) and returns its
-    /// name as an input.
-    fn add(
-        &mut self,
-        suffix: &str,
-        op: &str,
-        inputs: &[&str],
-        attrs: &[(&str, AttrValueProto)],
-    ) -> String {
-        let name = if suffix.is_empty() {
-            self.name.to_string()
-        } else {
-            format!("{}/{suffix}", self.name)
-        };
-        let mut input: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
-        input.extend(self.controls.iter().cloned());
-        self.nodes.push(NodeDef {
-            name: name.clone(),
-            op: op.to_string(),
-            input,
-            device: String::new(),
-            attr: attrs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
-        });
-        name
-    }
-
-    fn int32_const(&mut self, suffix: &str, v: i32) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::I32.proto_number(),
-                tensor_shape: Some(TensorShapeProto::default()),
-                int_val: vec![v],
-                tensor_content: Bytes::new(),
-                ..TensorProto::default()
-            })),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::I32)), ("value", value)],
-        )
-    }
-
-    /// A scalar string constant.
-    fn string_const(&mut self, suffix: &str, v: &str) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::String.proto_number(),
-                tensor_shape: Some(TensorShapeProto::default()),
-                string_val: vec![Bytes::copy_from_slice(v.as_bytes())],
-                ..TensorProto::default()
-            })),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::String)), ("value", value)],
-        )
-    }
-
-    /// `GatherV2(params, index, axis=0)` of `t` values with an int32 index.
-    fn gather(&mut self, suffix: &str, params: &str, index: &str, t: DType) -> String {
-        let axis_name = if suffix.is_empty() {
-            "axis".to_string()
-        } else {
-            format!("{suffix}/axis")
-        };
-        let axis = self.int32_const(&axis_name, 0);
-        let i32t = type_attr(DType::I32);
-        self.add(
-            suffix,
-            "GatherV2",
-            &[params, index, &axis],
-            &[
-                ("Tparams", type_attr(t)),
-                ("Tindices", i32t.clone()),
-                ("Taxis", i32t),
-                ("batch_dims", int_attr(0)),
-            ],
-        )
-    }
-
-    /// A scalar constant of float dtype `d`.
-    fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
-        let mut t = TensorProto {
-            dtype: d.proto_number(),
-            tensor_shape: Some(TensorShapeProto::default()),
-            ..TensorProto::default()
-        };
-        if d == DType::F64 {
-            t.double_val = vec![v];
-        } else {
-            t.float_val = vec![v as f32];
-        }
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(t)),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(d)), ("value", value)],
-        )
-    }
-
-    /// `x` cast from `from` to `to` (no node when they are the same), as `math_ops.cast`.
-    fn cast(&mut self, suffix: &str, x: &str, from: DType, to: DType) -> String {
-        if from == to {
-            return x.to_string();
-        }
-        self.add(
-            suffix,
-            "Cast",
-            &[x],
-            &[("SrcT", type_attr(from)), ("DstT", type_attr(to))],
-        )
-    }
-
-    /// The composite's outputs `a` and `b` as outputs 0 and 1 of one node under its name.
-    fn two_outputs(&mut self, a: &str, b: &str, d: DType) {
-        let types = AttrValueProto {
-            value: Some(Value::List(ListValue {
-                r#type: vec![d.proto_number(); 2],
-                ..ListValue::default()
-            })),
-        };
-        self.add("", "IdentityN", &[a, b], &[("T", types)]);
-    }
-
-    /// `x` as int32, through a Cast when it is not.
-    fn cast_int32(&mut self, suffix: &str, x: &str, d: DType) -> String {
-        if d == DType::I32 {
-            return x.to_string();
-        }
-        self.add(
-            suffix,
-            "Cast",
-            &[x],
-            &[("SrcT", type_attr(d)), ("DstT", type_attr(DType::I32))],
-        )
     }
 }
 
@@ -414,6 +248,91 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
             let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
             e.two_outputs(&dx, &dz, t);
         }
+        // image_ops.per_image_standardization: (x - mean) / max(stddev, rsqrt(N)) over the
+        // last three dimensions, in float32; stddev is reduce_std's sqrt of the mean squared
+        // deviation.
+        "PerImageStandardization" => {
+            let t = ty("T")?;
+            let (f32t, i32t) = (type_attr(DType::F32), type_attr(DType::I32));
+            let x = e.cast("Cast", &inputs[0], t, DType::F32);
+            let axes = e.int32_vec_const("axes", &[-1, -2, -3]);
+            let keep = || {
+                (
+                    "keep_dims",
+                    AttrValueProto {
+                        value: Some(Value::B(true)),
+                    },
+                )
+            };
+            let mean_attrs = [("T", f32t.clone()), ("Tidx", i32t.clone()), keep()];
+            let mean = e.add("Mean", "Mean", &[&x, &axes], &mean_attrs);
+            let dev = e.add(
+                "reduce_std/sub",
+                "Sub",
+                &[&x, &mean],
+                &[("T", f32t.clone())],
+            );
+            let sq = e.add(
+                "reduce_std/Square",
+                "Square",
+                &[&dev],
+                &[("T", f32t.clone())],
+            );
+            let var = e.add("reduce_std/Mean", "Mean", &[&sq, &axes], &mean_attrs);
+            let std = e.add("reduce_std/Sqrt", "Sqrt", &[&var], &[("T", f32t.clone())]);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[&x],
+                &[("T", f32t.clone()), ("out_type", i32t.clone())],
+            );
+            let (begin, end, stride) = (
+                e.int32_vec_const("strided_slice/stack", &[-3]),
+                e.int32_vec_const("strided_slice/stack_1", &[0]),
+                e.int32_vec_const("strided_slice/stack_2", &[1]),
+            );
+            let mask = |k: &'static str, v: i64| (k, int_attr(v));
+            let last3 = e.add(
+                "strided_slice",
+                "StridedSlice",
+                &[&shape, &begin, &end, &stride],
+                &[
+                    ("T", i32t.clone()),
+                    ("Index", i32t.clone()),
+                    mask("begin_mask", 0),
+                    mask("end_mask", 1),
+                    mask("ellipsis_mask", 0),
+                    mask("new_axis_mask", 0),
+                    mask("shrink_axis_mask", 0),
+                ],
+            );
+            let axis0 = e.int32_vec_const("Const", &[0]);
+            let n = e.add(
+                "Prod",
+                "Prod",
+                &[&last3, &axis0],
+                &[
+                    ("T", i32t.clone()),
+                    ("Tidx", i32t),
+                    (
+                        "keep_dims",
+                        AttrValueProto {
+                            value: Some(Value::B(false)),
+                        },
+                    ),
+                ],
+            );
+            let n = e.cast("Cast_1", &n, DType::I32, DType::F32);
+            let min_std = e.add("Rsqrt", "Rsqrt", &[&n], &[("T", f32t.clone())]);
+            let adjusted = e.add(
+                "Maximum",
+                "Maximum",
+                &[&std, &min_std],
+                &[("T", f32t.clone())],
+            );
+            let centered = e.add("sub", "Sub", &[&x, &mean], &[("T", f32t.clone())]);
+            e.add("", "RealDiv", &[&centered, &adjusted], &[("T", f32t)]);
+        }
         // The input helpers' private ops (weir_ops::data_flow::input_ops), as the general ops
         // TensorFlow's tf.train builds in their place.
         // with_dependencies([Assert(size(x) > 0, [message])], x)
@@ -485,14 +404,4 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
         _ => return None,
     }
     Some(e.nodes)
-}
-
-/// A `list(type)` attribute.
-fn type_list(types: &[DType]) -> AttrValueProto {
-    AttrValueProto {
-        value: Some(Value::List(ListValue {
-            r#type: types.iter().map(|d| d.proto_number()).collect(),
-            ..ListValue::default()
-        })),
-    }
 }

@@ -1,0 +1,207 @@
+//! The builder of one expansion: nodes under the composite's name, and the constants and
+//! attributes the expansions share.
+
+use bytes::Bytes;
+
+use super::super::proto::attr_value_proto::Value;
+use super::super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto, TensorShapeProto};
+use crate::DType;
+
+/// A `type` attribute.
+pub(super) fn type_attr(d: DType) -> AttrValueProto {
+    AttrValueProto {
+        value: Some(Value::Type(d.proto_number())),
+    }
+}
+
+/// An `int` attribute.
+pub(super) fn int_attr(i: i64) -> AttrValueProto {
+    AttrValueProto {
+        value: Some(Value::I(i)),
+    }
+}
+
+/// Builds the nodes of one expansion; every node carries the composite's control inputs.
+pub(super) struct Expansion<'a> {
+    pub(super) name: &'a str,
+    pub(super) controls: Vec<String>,
+    pub(super) nodes: Vec<NodeDef>,
+}
+
+impl Expansion<'_> {
+    /// Adds `name/suffix` (or the composite's own name when `suffix` is empty) and returns its
+    /// name as an input.
+    pub(super) fn add(
+        &mut self,
+        suffix: &str,
+        op: &str,
+        inputs: &[&str],
+        attrs: &[(&str, AttrValueProto)],
+    ) -> String {
+        let name = if suffix.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{}/{suffix}", self.name)
+        };
+        let mut input: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+        input.extend(self.controls.iter().cloned());
+        self.nodes.push(NodeDef {
+            name: name.clone(),
+            op: op.to_string(),
+            input,
+            device: String::new(),
+            attr: attrs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        });
+        name
+    }
+
+    pub(super) fn int32_const(&mut self, suffix: &str, v: i32) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::I32.proto_number(),
+                tensor_shape: Some(TensorShapeProto::default()),
+                int_val: vec![v],
+                tensor_content: Bytes::new(),
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::I32)), ("value", value)],
+        )
+    }
+
+    /// A vector int32 constant.
+    pub(super) fn int32_vec_const(&mut self, suffix: &str, v: &[i32]) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::I32.proto_number(),
+                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
+                int_val: v.to_vec(),
+                tensor_content: Bytes::new(),
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::I32)), ("value", value)],
+        )
+    }
+
+    /// A scalar string constant.
+    pub(super) fn string_const(&mut self, suffix: &str, v: &str) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::String.proto_number(),
+                tensor_shape: Some(TensorShapeProto::default()),
+                string_val: vec![Bytes::copy_from_slice(v.as_bytes())],
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::String)), ("value", value)],
+        )
+    }
+
+    /// `GatherV2(params, index, axis=0)` of `t` values with an int32 index.
+    pub(super) fn gather(&mut self, suffix: &str, params: &str, index: &str, t: DType) -> String {
+        let axis_name = if suffix.is_empty() {
+            "axis".to_string()
+        } else {
+            format!("{suffix}/axis")
+        };
+        let axis = self.int32_const(&axis_name, 0);
+        let i32t = type_attr(DType::I32);
+        self.add(
+            suffix,
+            "GatherV2",
+            &[params, index, &axis],
+            &[
+                ("Tparams", type_attr(t)),
+                ("Tindices", i32t.clone()),
+                ("Taxis", i32t),
+                ("batch_dims", int_attr(0)),
+            ],
+        )
+    }
+
+    /// A scalar constant of float dtype `d`.
+    pub(super) fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
+        let mut t = TensorProto {
+            dtype: d.proto_number(),
+            tensor_shape: Some(TensorShapeProto::default()),
+            ..TensorProto::default()
+        };
+        if d == DType::F64 {
+            t.double_val = vec![v];
+        } else {
+            t.float_val = vec![v as f32];
+        }
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(t)),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(d)), ("value", value)],
+        )
+    }
+
+    /// `x` cast from `from` to `to` (no node when they are the same), as `math_ops.cast`.
+    pub(super) fn cast(&mut self, suffix: &str, x: &str, from: DType, to: DType) -> String {
+        if from == to {
+            return x.to_string();
+        }
+        self.add(
+            suffix,
+            "Cast",
+            &[x],
+            &[("SrcT", type_attr(from)), ("DstT", type_attr(to))],
+        )
+    }
+
+    /// The composite's outputs `a` and `b` as outputs 0 and 1 of one node under its name.
+    pub(super) fn two_outputs(&mut self, a: &str, b: &str, d: DType) {
+        let types = AttrValueProto {
+            value: Some(Value::List(ListValue {
+                r#type: vec![d.proto_number(); 2],
+                ..ListValue::default()
+            })),
+        };
+        self.add("", "IdentityN", &[a, b], &[("T", types)]);
+    }
+
+    /// `x` as int32, through a Cast when it is not.
+    pub(super) fn cast_int32(&mut self, suffix: &str, x: &str, d: DType) -> String {
+        if d == DType::I32 {
+            return x.to_string();
+        }
+        self.add(
+            suffix,
+            "Cast",
+            &[x],
+            &[("SrcT", type_attr(d)), ("DstT", type_attr(DType::I32))],
+        )
+    }
+}
+
+/// A `list(type)` attribute.
+pub(super) fn type_list(types: &[DType]) -> AttrValueProto {
+    AttrValueProto {
+        value: Some(Value::List(ListValue {
+            r#type: types.iter().map(|d| d.proto_number()).collect(),
+            ..ListValue::default()
+        })),
+    }
+}
