@@ -1,7 +1,8 @@
-//! weir's input producers exported for TensorFlow: the private ops they are built from
-//! (`_AssertNonEmpty`, `_RangeTo`, `_Dim0`, `_GatherRow`, `_MatchingFiles`) are written as the
-//! ops TensorFlow's `tf.train` builds (`Assert`, `Range`, `Shape`, `GatherV2`,
-//! `MatchingFiles`), and the exported graph, imported back, produces what the original does.
+//! weir's input-pipeline ops exported for TensorFlow. The private ops of the input producers
+//! (`_AssertNonEmpty`, `_RangeTo`, `_Dim0`, `_GatherRow`, `_MatchingFiles`) and the one-kernel
+//! image ops (`PerImageStandardization`, `ConvertImageDtype`) are written as the ops
+//! TensorFlow's Python builds in their place, and the exported graph, imported back, produces
+//! what the original does. (TensorFlow 2.21 ran the same exports by hand: see the commits.)
 
 use std::time::Duration;
 
@@ -170,5 +171,66 @@ fn per_image_standardization_exports_as_tensorflows_ops_with_the_same_values() -
         assert!((w - g).abs() <= 1e-5 * w.abs().max(1.0), "{i}: {w} vs {g}");
     }
     assert!(got[96..].iter().all(|&v| v == 0.0));
+    Ok(())
+}
+
+/// The images each `convert_image_dtype` case of the test below converts, one per source type.
+fn images_of(d: DType) -> Result<Tensor> {
+    let t = match d {
+        DType::U8 => Tensor::from(vec![0u8, 1, 127, 128, 200, 255]),
+        DType::I8 => Tensor::from(vec![-128i8, -5, 0, 1, 64, 127]),
+        DType::U16 => Tensor::from(vec![0u16, 1, 255, 256, 40000, 65535]),
+        DType::I32 => Tensor::from(vec![-7i32, 0, 1, 1 << 20, 1 << 30, i32::MAX]),
+        DType::I64 => Tensor::from(vec![-1i64, 0, 1 << 40, 1 << 56, 1 << 62, i64::MAX]),
+        DType::F32 => Tensor::from(vec![-0.25f32, 0.0, 0.1, 0.5, 0.999, 1.5]),
+        _ => Tensor::from(vec![-0.25f64, 0.0, 0.1, 0.5, 0.999, 1.5]),
+    };
+    Ok(t)
+}
+
+#[test]
+fn convert_image_dtype_exports_as_tensorflows_ops_with_the_same_values() -> Result<()> {
+    let cases = [
+        (DType::U8, DType::F32, false),
+        (DType::U16, DType::F64, false),
+        (DType::F32, DType::U8, true),
+        (DType::F64, DType::I16, true),
+        (DType::F32, DType::F64, false),
+        (DType::I32, DType::U8, true),
+        (DType::I64, DType::U8, false),
+        (DType::U8, DType::I32, false),
+        (DType::I8, DType::U16, true),
+        (DType::U8, DType::U16, false),
+    ];
+    let g = Graph::new();
+    let mut outs = Vec::new();
+    for (k, &(from, to, saturate)) in cases.iter().enumerate() {
+        let image = Placeholder::new(from)
+            .name(&format!("image{k}"))
+            .build(&g)?;
+        let out = weir::ops::image::ConvertImageDtype::new(to)
+            .saturate(saturate)
+            .build(&image)?;
+        outs.push((image, out));
+    }
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    assert!(!ops.contains(&"ConvertImageDtype"), "{ops:?}");
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    for ((image, out), (from, to, saturate)) in outs.iter().zip(cases) {
+        let run = |s: &Session, gr: &Graph| -> Result<Tensor> {
+            Ok(s.run(
+                &RunArgs::new()
+                    .feed(gr.tensor_by_name(&image.name())?, images_of(from)?)
+                    .fetch(gr.tensor_by_name(&out.name())?),
+            )?
+            .remove(0))
+        };
+        let (want, got) = (run(&a, &g)?, run(&b, &h)?);
+        assert_eq!(got.dtype(), to);
+        assert_eq!(want, got, "{from} -> {to}, saturate {saturate}");
+    }
     Ok(())
 }

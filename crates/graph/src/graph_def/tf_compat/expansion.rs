@@ -135,17 +135,19 @@ impl Expansion<'_> {
         )
     }
 
-    /// A scalar constant of float dtype `d`.
-    pub(super) fn float_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
+    /// A scalar constant of real dtype `d` (`v` truncated for an integer dtype), in the field
+    /// TensorFlow keeps that dtype in.
+    pub(super) fn scalar_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
         let mut t = TensorProto {
             dtype: d.proto_number(),
             tensor_shape: Some(TensorShapeProto::default()),
             ..TensorProto::default()
         };
-        if d == DType::F64 {
-            t.double_val = vec![v];
-        } else {
-            t.float_val = vec![v as f32];
+        match d {
+            DType::F64 => t.double_val = vec![v],
+            DType::F32 => t.float_val = vec![v as f32],
+            DType::I64 => t.int64_val = vec![v as i64],
+            _ => t.int_val = vec![v as i32],
         }
         let value = AttrValueProto {
             value: Some(Value::Tensor(t)),
@@ -155,6 +157,24 @@ impl Expansion<'_> {
             "Const",
             &[],
             &[("dtype", type_attr(d)), ("value", value)],
+        )
+    }
+
+    /// `x` clipped to `[lo, hi]` (constants of `x`'s dtype `d`) by Maximum then Minimum.
+    pub(super) fn clip(&mut self, suffix: &str, x: &str, d: DType, lo: f64, hi: f64) -> String {
+        let lo = self.scalar_const(&format!("{suffix}/min"), d, lo);
+        let hi = self.scalar_const(&format!("{suffix}/max"), d, hi);
+        let above = self.add(
+            &format!("{suffix}/Maximum"),
+            "Maximum",
+            &[x, &lo],
+            &[("T", type_attr(d))],
+        );
+        self.add(
+            &format!("{suffix}/Minimum"),
+            "Minimum",
+            &[&above, &hi],
+            &[("T", type_attr(d))],
         )
     }
 

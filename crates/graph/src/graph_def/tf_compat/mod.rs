@@ -18,6 +18,40 @@ fn seed(node: &Node, attr: &str) -> i64 {
     }
 }
 
+/// The range of integer dtype `d`; `None` for any other.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    Some(match d {
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        DType::U8 => (0, u8::MAX.into()),
+        DType::U16 => (0, u16::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// The largest value of float dtype `d` not above the integer `v` (numpy's `nextafter` toward
+/// zero in `saturate_cast`, when `v` itself rounds up).
+fn float_floor(d: DType, v: i128) -> f64 {
+    if d == DType::F32 {
+        let f = v as f32;
+        let f = if f as i128 > v {
+            f32::from_bits(f.to_bits() - 1)
+        } else {
+            f
+        };
+        f64::from(f)
+    } else {
+        let f = v as f64;
+        if f as i128 > v {
+            f64::from_bits(f.to_bits() - 1)
+        } else {
+            f
+        }
+    }
+}
+
 /// `node`'s TensorFlow form when it is one of weir's composites, given its data input names and
 /// control input names (`^node`); `None` for an op TensorFlow has.
 pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Option<Vec<NodeDef>> {
@@ -182,7 +216,7 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
         "Dropout" => {
             let t = ty("T")?;
             let ta = || type_attr(t);
-            let one = e.float_const("one", t, 1.0);
+            let one = e.scalar_const("one", t, 1.0);
             let rate = e.add("rate", "Sub", &[&one, &inputs[1]], &[("T", ta())]);
             let kept_share = e.add("sub", "Sub", &[&one, &rate], &[("T", ta())]);
             let scale = e.add("truediv", "RealDiv", &[&one, &kept_share], &[("T", ta())]);
@@ -332,6 +366,55 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
             );
             let centered = e.add("sub", "Sub", &[&x, &mean], &[("T", f32t.clone())]);
             e.add("", "RealDiv", &[&centered, &adjusted], &[("T", f32t)]);
+        }
+        // image_ops.convert_image_dtype: integers scale by the ratio of the types' maxima,
+        // floats are [0, 1] (to an integer: times max + 0.5, then cast); saturate_cast clips to
+        // the target's range (in the source type) before casting.
+        "ConvertImageDtype" => {
+            let (t, u) = (ty("T")?, ty("dtype")?);
+            let saturate = matches!(node.attrs().get("saturate"), Some(AttrValue::Bool(true)));
+            let x = &inputs[0];
+            match (t.is_floating(), u.is_floating()) {
+                (true, true) => {
+                    e.cast("", x, t, u);
+                }
+                (false, true) => {
+                    let (_, max) = int_range(t)?;
+                    let cast = e.cast("Cast", x, t, u);
+                    let scale = e.scalar_const("mul/y", u, 1.0 / max as f64);
+                    e.add("", "Mul", &[&cast, &scale], &[("T", type_attr(u))]);
+                }
+                (true, false) => {
+                    let (lo, hi) = int_range(u)?;
+                    let scale = e.scalar_const("mul/y", t, hi as f64 + 0.5);
+                    let mut v = e.add("mul", "Mul", &[x, &scale], &[("T", type_attr(t))]);
+                    if saturate {
+                        v = e.clip("saturate_cast", &v, t, lo as f64, float_floor(t, hi));
+                    }
+                    e.cast("", &v, t, u);
+                }
+                (false, false) => {
+                    let ((tlo, thi), (ulo, uhi)) = (int_range(t)?, int_range(u)?);
+                    let (lo, hi) = (tlo.max(ulo) as f64, thi.min(uhi) as f64);
+                    if thi > uhi {
+                        let scale = e.scalar_const("floordiv/y", t, ((thi + 1) / (uhi + 1)) as f64);
+                        let mut v =
+                            e.add("floordiv", "FloorDiv", &[x, &scale], &[("T", type_attr(t))]);
+                        if saturate {
+                            v = e.clip("saturate_cast", &v, t, lo, hi);
+                        }
+                        e.cast("", &v, t, u);
+                    } else {
+                        let mut v = x.clone();
+                        if saturate && tlo < ulo {
+                            v = e.clip("saturate_cast", &v, t, lo, hi);
+                        }
+                        let cast = e.cast("Cast", &v, t, u);
+                        let scale = e.scalar_const("mul/y", u, ((uhi + 1) / (thi + 1)) as f64);
+                        e.add("", "Mul", &[&cast, &scale], &[("T", type_attr(u))]);
+                    }
+                }
+            }
         }
         // The input helpers' private ops (weir_ops::data_flow::input_ops), as the general ops
         // TensorFlow's tf.train builds in their place.
