@@ -234,3 +234,54 @@ fn convert_image_dtype_exports_as_tensorflows_ops_with_the_same_values() -> Resu
     }
     Ok(())
 }
+
+#[test]
+fn random_crop_exports_as_tensorflows_ops_drawing_the_same_windows() -> Result<()> {
+    let g = Graph::new();
+    let image = Placeholder::new(DType::U8)
+        .shape(Shape::new(vec![None, None, Some(3)]))
+        .name("image")
+        .build(&g)?;
+    let patch = weir::ops::random::RandomCrop::new(&[3, 4, 3])
+        .seed(5)
+        .build(&image)?;
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    assert!(!ops.contains(&"RandomCropAnyRank"), "{ops:?}");
+    for tf in ["Assert", "RandomUniformInt", "FloorMod", "Slice"] {
+        assert!(ops.contains(&tf), "no {tf} in {ops:?}");
+    }
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let pixels: Vec<u8> = (0..8 * 9 * 3).map(|i| (i % 256) as u8).collect();
+    let image_t = Tensor::from_vec(&[8, 9, 3], pixels)?;
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    let crop = |s: &Session, gr: &Graph, t: &Tensor| -> Result<Tensor> {
+        Ok(s.run(
+            &RunArgs::new()
+                .feed(gr.tensor_by_name("image:0")?, t.clone())
+                .fetch(gr.tensor_by_name(&patch.name())?),
+        )?
+        .remove(0))
+    };
+    // The same generator, seeds and draws: the same windows, run after run.
+    let mut windows = Vec::new();
+    for _ in 0..4 {
+        let (want, got) = (crop(&a, &g, &image_t)?, crop(&b, &h, &image_t)?);
+        assert_eq!(want, got);
+        windows.push(want);
+    }
+    assert!(
+        windows.windows(2).any(|w| w[0] != w[1]),
+        "the windows never moved"
+    );
+    // Too small an image: TensorFlow's assertion, from the exported Assert.
+    let small = Tensor::from_vec(&[2, 9, 3], vec![0u8; 54])?;
+    let e = crop(&b, &h, &small).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("assertion failed: [Need value.shape >= size, got ] [2 9 3] [3 4 3]"),
+        "{e}"
+    );
+    Ok(())
+}

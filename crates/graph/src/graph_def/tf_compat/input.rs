@@ -1,0 +1,338 @@
+//! The TensorFlow forms of the input pipeline's one-kernel ops: the image ops, the random crop
+//! and the private ops of the `tf.train` input helpers.
+
+use super::expansion::{int_attr, type_attr, type_list, Expansion};
+use super::seed;
+use crate::graph_def::proto::attr_value_proto::Value;
+use crate::graph_def::proto::AttrValueProto;
+use crate::{AttrValue, DType, Node};
+
+/// The range of integer dtype `d`; `None` for any other.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    Some(match d {
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        DType::U8 => (0, u8::MAX.into()),
+        DType::U16 => (0, u16::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// The largest value of float dtype `d` not above the integer `v` (numpy's `nextafter` toward
+/// zero in `saturate_cast`, when `v` itself rounds up).
+fn float_floor(d: DType, v: i128) -> f64 {
+    if d == DType::F32 {
+        let f = v as f32;
+        let f = if f as i128 > v {
+            f32::from_bits(f.to_bits() - 1)
+        } else {
+            f
+        };
+        f64::from(f)
+    } else {
+        let f = v as f64;
+        if f as i128 > v {
+            f64::from_bits(f.to_bits() - 1)
+        } else {
+            f
+        }
+    }
+}
+
+/// Adds `node`'s TensorFlow form to `e` when it is one of these ops; `None` otherwise.
+pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> Option<()> {
+    let ty = |k: &str| match node.attrs().get(k) {
+        Some(AttrValue::Type(d)) => Some(*d),
+        _ => None,
+    };
+    match node.op_type() {
+        // image_ops.per_image_standardization: (x - mean) / max(stddev, rsqrt(N)) over the
+        // last three dimensions, in float32; stddev is reduce_std's sqrt of the mean squared
+        // deviation.
+        "PerImageStandardization" => {
+            let t = ty("T")?;
+            let (f32t, i32t) = (type_attr(DType::F32), type_attr(DType::I32));
+            let x = e.cast("Cast", &inputs[0], t, DType::F32);
+            let axes = e.int32_vec_const("axes", &[-1, -2, -3]);
+            let keep = || {
+                (
+                    "keep_dims",
+                    AttrValueProto {
+                        value: Some(Value::B(true)),
+                    },
+                )
+            };
+            let mean_attrs = [("T", f32t.clone()), ("Tidx", i32t.clone()), keep()];
+            let mean = e.add("Mean", "Mean", &[&x, &axes], &mean_attrs);
+            let dev = e.add(
+                "reduce_std/sub",
+                "Sub",
+                &[&x, &mean],
+                &[("T", f32t.clone())],
+            );
+            let sq = e.add(
+                "reduce_std/Square",
+                "Square",
+                &[&dev],
+                &[("T", f32t.clone())],
+            );
+            let var = e.add("reduce_std/Mean", "Mean", &[&sq, &axes], &mean_attrs);
+            let std = e.add("reduce_std/Sqrt", "Sqrt", &[&var], &[("T", f32t.clone())]);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[&x],
+                &[("T", f32t.clone()), ("out_type", i32t.clone())],
+            );
+            let (begin, end, stride) = (
+                e.int32_vec_const("strided_slice/stack", &[-3]),
+                e.int32_vec_const("strided_slice/stack_1", &[0]),
+                e.int32_vec_const("strided_slice/stack_2", &[1]),
+            );
+            let mask = |k: &'static str, v: i64| (k, int_attr(v));
+            let last3 = e.add(
+                "strided_slice",
+                "StridedSlice",
+                &[&shape, &begin, &end, &stride],
+                &[
+                    ("T", i32t.clone()),
+                    ("Index", i32t.clone()),
+                    mask("begin_mask", 0),
+                    mask("end_mask", 1),
+                    mask("ellipsis_mask", 0),
+                    mask("new_axis_mask", 0),
+                    mask("shrink_axis_mask", 0),
+                ],
+            );
+            let axis0 = e.int32_vec_const("Const", &[0]);
+            let n = e.add(
+                "Prod",
+                "Prod",
+                &[&last3, &axis0],
+                &[
+                    ("T", i32t.clone()),
+                    ("Tidx", i32t),
+                    (
+                        "keep_dims",
+                        AttrValueProto {
+                            value: Some(Value::B(false)),
+                        },
+                    ),
+                ],
+            );
+            let n = e.cast("Cast_1", &n, DType::I32, DType::F32);
+            let min_std = e.add("Rsqrt", "Rsqrt", &[&n], &[("T", f32t.clone())]);
+            let adjusted = e.add(
+                "Maximum",
+                "Maximum",
+                &[&std, &min_std],
+                &[("T", f32t.clone())],
+            );
+            let centered = e.add("sub", "Sub", &[&x, &mean], &[("T", f32t.clone())]);
+            e.add("", "RealDiv", &[&centered, &adjusted], &[("T", f32t)]);
+        }
+        // image_ops.convert_image_dtype: integers scale by the ratio of the types' maxima,
+        // floats are [0, 1] (to an integer: times max + 0.5, then cast); saturate_cast clips to
+        // the target's range (in the source type) before casting.
+        "ConvertImageDtype" => {
+            let (t, u) = (ty("T")?, ty("dtype")?);
+            let saturate = matches!(node.attrs().get("saturate"), Some(AttrValue::Bool(true)));
+            let x = &inputs[0];
+            match (t.is_floating(), u.is_floating()) {
+                (true, true) => {
+                    e.cast("", x, t, u);
+                }
+                (false, true) => {
+                    let (_, max) = int_range(t)?;
+                    let cast = e.cast("Cast", x, t, u);
+                    let scale = e.scalar_const("mul/y", u, 1.0 / max as f64);
+                    e.add("", "Mul", &[&cast, &scale], &[("T", type_attr(u))]);
+                }
+                (true, false) => {
+                    let (lo, hi) = int_range(u)?;
+                    let scale = e.scalar_const("mul/y", t, hi as f64 + 0.5);
+                    let mut v = e.add("mul", "Mul", &[x, &scale], &[("T", type_attr(t))]);
+                    if saturate {
+                        v = e.clip("saturate_cast", &v, t, lo as f64, float_floor(t, hi));
+                    }
+                    e.cast("", &v, t, u);
+                }
+                (false, false) => {
+                    let ((tlo, thi), (ulo, uhi)) = (int_range(t)?, int_range(u)?);
+                    let (lo, hi) = (tlo.max(ulo) as f64, thi.min(uhi) as f64);
+                    if thi > uhi {
+                        let scale = e.scalar_const("floordiv/y", t, ((thi + 1) / (uhi + 1)) as f64);
+                        let mut v =
+                            e.add("floordiv", "FloorDiv", &[x, &scale], &[("T", type_attr(t))]);
+                        if saturate {
+                            v = e.clip("saturate_cast", &v, t, lo, hi);
+                        }
+                        e.cast("", &v, t, u);
+                    } else {
+                        let mut v = x.clone();
+                        if saturate && tlo < ulo {
+                            v = e.clip("saturate_cast", &v, t, lo, hi);
+                        }
+                        let cast = e.cast("Cast", &v, t, u);
+                        let scale = e.scalar_const("mul/y", u, ((uhi + 1) / (thi + 1)) as f64);
+                        e.add("", "Mul", &[&cast, &scale], &[("T", type_attr(u))]);
+                    }
+                }
+            }
+        }
+        // random_ops.random_crop: an Assert that the value is large enough, then offsets drawn
+        // as random_uniform(int32 max) % (shape - size + 1), and a Slice.
+        "RandomCropAnyRank" => {
+            let t = ty("T")?;
+            if ty("Tsize")? != DType::I32 {
+                return None;
+            }
+            let (value, size) = (&inputs[0], &inputs[1]);
+            let i32t = type_attr(DType::I32);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[value],
+                &[("T", type_attr(t)), ("out_type", i32t.clone())],
+            );
+            let ge = e.add(
+                "GreaterEqual",
+                "GreaterEqual",
+                &[&shape, size],
+                &[("T", i32t.clone())],
+            );
+            let axis = e.int32_vec_const("Const", &[0]);
+            let all = e.add(
+                "All",
+                "All",
+                &[&ge, &axis],
+                &[
+                    ("Tidx", i32t.clone()),
+                    (
+                        "keep_dims",
+                        AttrValueProto {
+                            value: Some(Value::B(false)),
+                        },
+                    ),
+                ],
+            );
+            let text = e.string_const("Assert/data_0", "Need value.shape >= size, got ");
+            let check = e.add(
+                "Assert",
+                "Assert",
+                &[&all, &text, &shape, size],
+                &[
+                    ("T", type_list(&[DType::String, DType::I32, DType::I32])),
+                    ("summarize", int_attr(1000)),
+                ],
+            );
+            let shape = e.add(
+                "control_dependency",
+                "Identity",
+                &[&shape, &format!("^{check}")],
+                &[("T", i32t.clone())],
+            );
+            let sub = e.add("sub", "Sub", &[&shape, size], &[("T", i32t.clone())]);
+            let one = e.int32_const("add/y", 1);
+            let limit = e.add("add", "AddV2", &[&sub, &one], &[("T", i32t.clone())]);
+            let rank = e.add(
+                "Shape_1",
+                "Shape",
+                &[&shape],
+                &[("T", i32t.clone()), ("out_type", i32t.clone())],
+            );
+            let lo = e.int32_const("random_uniform/min", 0);
+            let hi = e.int32_const("random_uniform/max", i32::MAX);
+            let draw = e.add(
+                "random_uniform",
+                "RandomUniformInt",
+                &[&rank, &lo, &hi],
+                &[
+                    ("T", i32t.clone()),
+                    ("Tout", i32t.clone()),
+                    ("seed", int_attr(seed(node, "seed"))),
+                    ("seed2", int_attr(seed(node, "seed2"))),
+                ],
+            );
+            let offset = e.add("mod", "FloorMod", &[&draw, &limit], &[("T", i32t.clone())]);
+            e.add(
+                "",
+                "Slice",
+                &[value, &offset, size],
+                &[("T", type_attr(t)), ("Index", i32t)],
+            );
+        }
+        // The input helpers' private ops (weir_ops::data_flow::input_ops), as the general ops
+        // TensorFlow's tf.train builds in their place.
+        // with_dependencies([Assert(size(x) > 0, [message])], x)
+        "_AssertNonEmpty" => {
+            let t = ty("T")?;
+            let message = match node.attrs().get("message") {
+                Some(AttrValue::Str(m)) => m.clone(),
+                _ => return None,
+            };
+            let i32t = type_attr(DType::I32);
+            let x = &inputs[0];
+            let size = e.add(
+                "Size",
+                "Size",
+                &[x],
+                &[("T", type_attr(t)), ("out_type", i32t.clone())],
+            );
+            let zero = e.int32_const("Greater/y", 0);
+            let cond = e.add("Greater", "Greater", &[&size, &zero], &[("T", i32t)]);
+            let data = e.string_const("Assert/data_0", &message);
+            let check = e.add(
+                "Assert",
+                "Assert",
+                &[&cond, &data],
+                &[
+                    ("T", type_list(&[DType::String])),
+                    ("summarize", int_attr(3)),
+                ],
+            );
+            e.add(
+                "",
+                "Identity",
+                &[x, &format!("^{check}")],
+                &[("T", type_attr(t))],
+            );
+        }
+        // tf.range(limit)
+        "_RangeTo" => {
+            let start = e.int32_const("start", 0);
+            let delta = e.int32_const("delta", 1);
+            e.add(
+                "",
+                "Range",
+                &[&start, &inputs[0], &delta],
+                &[("Tidx", type_attr(DType::I32))],
+            );
+        }
+        // tf.shape(x)[0]
+        "_Dim0" => {
+            let t = ty("T")?;
+            let i32t = type_attr(DType::I32);
+            let shape = e.add(
+                "Shape",
+                "Shape",
+                &[&inputs[0]],
+                &[("T", type_attr(t)), ("out_type", i32t)],
+            );
+            let index = e.int32_const("index", 0);
+            e.gather("", &shape, &index, DType::I32);
+        }
+        // tf.gather(params, index)
+        "_GatherRow" => {
+            let t = ty("T")?;
+            e.gather("", &inputs[0], &inputs[1], t);
+        }
+        "_MatchingFiles" => {
+            e.add("", "MatchingFiles", &[&inputs[0]], &[]);
+        }
+        _ => return None,
+    }
+    Some(())
+}
