@@ -285,3 +285,61 @@ fn random_crop_exports_as_tensorflows_ops_drawing_the_same_windows() -> Result<(
     );
     Ok(())
 }
+
+#[test]
+fn random_flips_export_as_tensorflows_ops_flipping_the_same_images() -> Result<()> {
+    let g = Graph::new();
+    let one = Placeholder::new(DType::U8)
+        .shape(Shape::new(vec![None, None, Some(2)]))
+        .name("one")
+        .build(&g)?;
+    let batch = Placeholder::new(DType::F32)
+        .shape(Shape::new(vec![None, Some(2), Some(3), Some(1)]))
+        .name("batch")
+        .build(&g)?;
+    let outs = [
+        random_flip_left_right(&one, Some(3))?,
+        random_flip_up_down(&one, Some(4))?,
+        random_flip_left_right(&batch, Some(5))?,
+        random_flip_up_down(&batch, Some(6))?,
+    ];
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    for weir_only in ["RandomFlipLeftRight", "RandomFlipUpDown"] {
+        assert!(!ops.contains(&weir_only), "{ops:?}");
+    }
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let one_t = Tensor::from_vec(&[2, 3, 2], (0..12u8).collect())?;
+    let batch_t = Tensor::from_vec(&[6, 2, 3, 1], (0..36).map(|v| v as f32).collect())?;
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    let run = |s: &Session, gr: &Graph| -> Result<Vec<Tensor>> {
+        let mut args = RunArgs::new()
+            .feed(gr.tensor_by_name("one:0")?, one_t.clone())
+            .feed(gr.tensor_by_name("batch:0")?, batch_t.clone());
+        for o in &outs {
+            args = args.fetch(gr.tensor_by_name(&o.name())?);
+        }
+        s.run(&args)
+    };
+    let mut seen = Vec::new();
+    for _ in 0..10 {
+        let (want, got) = (run(&a, &g)?, run(&b, &h)?);
+        assert_eq!(want, got);
+        seen.push(want);
+    }
+    // Over ten runs (with these seeds) the draws move: each single image was both flipped and
+    // kept, and each batch came out differently.
+    for k in 0..outs.len() {
+        if k < 2 {
+            assert!(seen.iter().any(|r| r[k] != one_t), "op {k} never flipped");
+            assert!(seen.iter().any(|r| r[k] == one_t), "op {k} always flipped");
+        } else {
+            assert!(
+                seen.iter().any(|r| r[k] != seen[0][k]),
+                "op {k} never changed"
+            );
+        }
+    }
+    Ok(())
+}

@@ -264,6 +264,101 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
                 &[("T", type_attr(t)), ("Index", i32t)],
             );
         }
+        // image_ops._random_flip, for an image of known rank: one uniform draw, mirrored when it
+        // is below 0.5 (rank 3; TensorFlow's cond, written as a SelectV2 of both branches), or
+        // one draw per image, mirrored where it rounds to 1 (rank 4, TensorFlow's arithmetic).
+        "RandomFlipLeftRight" | "RandomFlipUpDown" => {
+            let t = ty("T")?;
+            let rank = node.output_shapes().first()?.rank()?;
+            if rank == 4 && !t.is_numeric() {
+                // TensorFlow's batch form is arithmetic.
+                return None;
+            }
+            let axis = match (node.op_type() == "RandomFlipLeftRight", rank) {
+                (true, 3) => 1,
+                (false, 3) => 0,
+                (true, 4) => 2,
+                (false, 4) => 1,
+                _ => return None,
+            };
+            let (ta, i32t, f32t) = (type_attr(t), type_attr(DType::I32), type_attr(DType::F32));
+            let image = &inputs[0];
+            let seeds = [
+                ("seed", int_attr(seed(node, "seed"))),
+                ("seed2", int_attr(seed(node, "seed2"))),
+            ];
+            let uniform_attrs = |shape_t: AttrValueProto| {
+                let mut a = vec![("dtype", f32t.clone()), ("T", shape_t)];
+                a.extend(seeds.iter().cloned());
+                a
+            };
+            let axes = e.int32_vec_const("ReverseV2/axis", &[axis]);
+            let flipped = e.add(
+                "ReverseV2",
+                "ReverseV2",
+                &[image, &axes],
+                &[("T", ta.clone()), ("Tidx", i32t.clone())],
+            );
+            if rank == 3 {
+                let shape = e.int32_vec_const("random_uniform/shape", &[]);
+                let u = e.add(
+                    "random_uniform/RandomUniform",
+                    "RandomUniform",
+                    &[&shape],
+                    &uniform_attrs(i32t),
+                );
+                let half = e.scalar_const("Less/y", DType::F32, 0.5);
+                let mirror = e.add("Less", "Less", &[&u, &half], &[("T", f32t)]);
+                e.add("", "SelectV2", &[&mirror, &flipped, image], &[("T", ta)]);
+            } else {
+                let shape = e.add(
+                    "Shape",
+                    "Shape",
+                    &[image],
+                    &[("T", ta.clone()), ("out_type", i32t.clone())],
+                );
+                let (b, en, st) = (
+                    e.int32_vec_const("strided_slice/stack", &[0]),
+                    e.int32_vec_const("strided_slice/stack_1", &[1]),
+                    e.int32_vec_const("strided_slice/stack_2", &[1]),
+                );
+                let mask = |k: &'static str| (k, int_attr(0));
+                let batch = e.add(
+                    "strided_slice",
+                    "StridedSlice",
+                    &[&shape, &b, &en, &st],
+                    &[
+                        ("T", i32t.clone()),
+                        ("Index", i32t.clone()),
+                        mask("begin_mask"),
+                        mask("end_mask"),
+                        mask("ellipsis_mask"),
+                        mask("new_axis_mask"),
+                        mask("shrink_axis_mask"),
+                    ],
+                );
+                let u = e.add(
+                    "random_uniform/RandomUniform",
+                    "RandomUniform",
+                    &[&batch],
+                    &uniform_attrs(i32t.clone()),
+                );
+                let per_image = e.int32_vec_const("Reshape/shape", &[-1, 1, 1, 1]);
+                let u = e.add(
+                    "Reshape",
+                    "Reshape",
+                    &[&u, &per_image],
+                    &[("T", f32t.clone()), ("Tshape", i32t)],
+                );
+                let flips = e.add("Round", "Round", &[&u], &[("T", f32t)]);
+                let flips = e.cast("Cast", &flips, DType::F32, t);
+                let kept = e.add("mul", "Mul", &[&flips, &flipped], &[("T", ta.clone())]);
+                let one = e.scalar_const("sub/x", t, 1.0);
+                let rest = e.add("sub", "Sub", &[&one, &flips], &[("T", ta.clone())]);
+                let orig = e.add("mul_1", "Mul", &[&rest, image], &[("T", ta.clone())]);
+                e.add("", "AddV2", &[&kept, &orig], &[("T", ta)]);
+            }
+        }
         // The input helpers' private ops (weir_ops::data_flow::input_ops), as the general ops
         // TensorFlow's tf.train builds in their place.
         // with_dependencies([Assert(size(x) > 0, [message])], x)
