@@ -343,3 +343,45 @@ fn random_flips_export_as_tensorflows_ops_flipping_the_same_images() -> Result<(
     }
     Ok(())
 }
+
+#[test]
+fn variable_checks_export_as_tensorflows_ops() -> Result<()> {
+    let g = Graph::new();
+    let w = Variable::builder(constant(&g, vec![1.0f32, 2.0])?)
+        .name("w")
+        .build()?;
+    let step = Variable::builder(constant(&g, 0i64)?)
+        .name("step")
+        .build()?;
+    let ready = report_uninitialized_variables(&g, None)?;
+    let w_ready = w.is_initialized()?;
+    let def = g.as_graph_def(false)?;
+    assert!(
+        def.node
+            .iter()
+            .all(|n| n.op != "ReportUninitializedVariables"),
+        "weir's op exported"
+    );
+    // TensorFlow's IsVariableInitialized names the variable's dtype.
+    for n in def.node.iter().filter(|n| n.op == "IsVariableInitialized") {
+        assert!(n.attr.contains_key("dtype"), "{} has no dtype", n.name);
+    }
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let s = Session::new(&h)?;
+    let names = |s: &Session| -> Result<Vec<String>> {
+        s.eval(h.tensor_by_name(&ready.name())?)?.to_strings()
+    };
+    assert_eq!(names(&s)?, ["w", "step"]);
+    assert!(!s
+        .eval(h.tensor_by_name(&w_ready.name())?)?
+        .to_scalar::<bool>()?);
+    s.run(&RunArgs::new().target(&h.operation_by_name(&w.initializer().name()).unwrap()))?;
+    assert_eq!(names(&s)?, ["step"]);
+    assert!(s
+        .eval(h.tensor_by_name(&w_ready.name())?)?
+        .to_scalar::<bool>()?);
+    s.run(&RunArgs::new().target(&h.operation_by_name(&step.initializer().name()).unwrap()))?;
+    assert!(names(&s)?.is_empty());
+    Ok(())
+}

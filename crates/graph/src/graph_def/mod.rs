@@ -14,7 +14,7 @@ use bytes::Bytes;
 /// prost's `Message`, whose `encode_to_vec` and `decode` read and write these messages.
 pub use prost::Message;
 
-use crate::{AttrValue, DType, Error, Graph, Result, Shape, Tensor};
+use crate::{AttrValue, DType, Error, Graph, Node, Result, Shape, Tensor};
 use proto::attr_value_proto::Value;
 use proto::{
     tensor_shape_proto, AttrValueProto, GraphDef, ListValue, NodeDef, TensorProto,
@@ -184,7 +184,8 @@ impl Graph {
                     };
                     attr_proto(&AttrValue::Shapes(shapes))
                 };
-                if let Some(mut expanded) = tf_compat::expand(n, &input, &controls) {
+                let producers: Vec<&Node> = n.inputs().iter().map(|&(id, _)| &*nodes[id]).collect();
+                if let Some(mut expanded) = tf_compat::expand(n, &input, &producers, &controls) {
                     if add_shapes {
                         if let Some(last) = expanded.iter_mut().find(|d| d.name == n.name()) {
                             last.attr.insert("_output_shapes".to_string(), shapes()?);

@@ -4,6 +4,7 @@
 
 mod expansion;
 mod input;
+mod variables;
 
 use expansion::{int_attr, type_attr, Expansion};
 
@@ -21,7 +22,13 @@ fn seed(node: &Node, attr: &str) -> i64 {
 
 /// `node`'s TensorFlow form when it is one of weir's composites, given its data input names and
 /// control input names (`^node`); `None` for an op TensorFlow has.
-pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Option<Vec<NodeDef>> {
+/// `producers` are the nodes of the data inputs, in order.
+pub(super) fn expand(
+    node: &Node,
+    inputs: &[String],
+    producers: &[&Node],
+    controls: &[String],
+) -> Option<Vec<NodeDef>> {
     let mut e = Expansion {
         name: node.name(),
         controls: controls.to_vec(),
@@ -248,6 +255,9 @@ pub(super) fn expand(node: &Node, inputs: &[String], controls: &[String]) -> Opt
             let gx = e.add("mul_1", "Mul", &[g, x], &[("T", ta())]);
             let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
             e.two_outputs(&dx, &dz, t);
+        }
+        "IsVariableInitialized" | "ReportUninitializedVariables" => {
+            variables::expand(node, inputs, producers, &mut e)?
         }
         _ => input::expand(node, inputs, &mut e)?,
     }
