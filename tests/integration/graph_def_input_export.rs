@@ -385,3 +385,66 @@ fn variable_checks_export_as_tensorflows_ops() -> Result<()> {
     assert!(names(&s)?.is_empty());
     Ok(())
 }
+
+#[test]
+fn parse_example_exports_as_tensorflow_2s_parse_example_v2() -> Result<()> {
+    let g = Graph::new();
+    let many = Placeholder::new(DType::String)
+        .shape(Shape::new(vec![None]))
+        .name("many")
+        .build(&g)?;
+    let one = Placeholder::new(DType::String)
+        .shape(Shape::scalar())
+        .name("one")
+        .build(&g)?;
+    let features = Features::new()
+        .add(
+            "label",
+            FixedLenFeature::new(&[], DType::I64).default(Tensor::from(-1i64)),
+        )
+        .add("weights", VarLenFeature::new(DType::F32))
+        .add("pixels", FixedLenFeature::new(&[2], DType::F32));
+    let batch = parse_example(&many, &features)?;
+    let single = parse_single_example(&one, &features)?;
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    assert!(!ops.contains(&"ParseExample"), "{ops:?}");
+    assert!(ops.contains(&"ParseExampleV2"), "{ops:?}");
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let ex = |label: Option<i64>, w: Vec<f32>| {
+        let mut b = Example::builder().float("pixels", [0.5, w.len() as f32]);
+        if let Some(l) = label {
+            b = b.int64("label", [l]);
+        }
+        b.float("weights", w).build().to_bytes()
+    };
+    let records = Tensor::from(vec![ex(Some(3), vec![1.0, 2.0]), ex(None, vec![])]);
+    let record = Tensor::from(ex(Some(7), vec![4.5]));
+    let fetch_all = |gr: &Graph| -> Result<Vec<Tensor>> {
+        let t = |o: &Output| gr.tensor_by_name(&o.name()).unwrap();
+        let (bw, sw) = (batch.sparse("weights")?, single.sparse("weights")?);
+        let fetches = [
+            t(&batch.dense("label")?),
+            t(&batch.dense("pixels")?),
+            t(&bw.indices),
+            t(&bw.values),
+            t(&bw.dense_shape),
+            t(&single.dense("label")?),
+            t(&sw.values),
+            t(&sw.dense_shape),
+        ];
+        let mut args = RunArgs::new()
+            .feed(gr.tensor_by_name("many:0")?, records.clone())
+            .feed(gr.tensor_by_name("one:0")?, record.clone());
+        for f in &fetches {
+            args = args.fetch(f);
+        }
+        Session::new(gr)?.run(&args)
+    };
+    let (want, got) = (fetch_all(&g)?, fetch_all(&h)?);
+    assert_eq!(want, got);
+    assert_eq!(got[0].to_vec::<i64>()?, [3, -1]);
+    assert_eq!(got[5].to_scalar::<i64>()?, 7);
+    Ok(())
+}

@@ -204,7 +204,10 @@ impl Graph {
                 let mut attr = n
                     .attrs()
                     .iter()
-                    .filter(|(k, _)| !ref_read || k.as_str() == "dtype")
+                    // TensorFlow's ReadVariableOp has no `shape` (weir's keeps the variable's).
+                    .filter(|(k, _)| {
+                        !(ref_read || n.op_type() == "ReadVariableOp") || k.as_str() == "dtype"
+                    })
                     .map(|(k, v)| (if ref_read { "T" } else { k.as_str() }, v))
                     .map(|(k, v)| {
                         attr_proto(v)

@@ -95,6 +95,27 @@ impl Expansion<'_> {
         )
     }
 
+    /// A string vector constant.
+    pub(super) fn string_vec_const(&mut self, suffix: &str, v: &[String]) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::String.proto_number(),
+                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
+                string_val: v
+                    .iter()
+                    .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+                    .collect(),
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::String)), ("value", value)],
+        )
+    }
+
     /// A scalar string constant.
     pub(super) fn string_const(&mut self, suffix: &str, v: &str) -> String {
         let value = AttrValueProto {

@@ -1,11 +1,9 @@
 //! The TensorFlow forms of weir's variable checks: TensorFlow's `IsVariableInitialized` names
 //! the variable's dtype, and `report_uninitialized_variables` is built from it.
 
-use bytes::Bytes;
-
 use super::expansion::{int_attr, type_attr, Expansion};
 use crate::graph_def::proto::attr_value_proto::Value;
-use crate::graph_def::proto::{AttrValueProto, TensorProto};
+use crate::graph_def::proto::AttrValueProto;
 use crate::{AttrValue, DType, Node};
 
 /// TensorFlow's check of the variable `producer` makes, as `name/suffix` in `e`: TF1's
@@ -48,12 +46,7 @@ pub(super) fn expand(
             };
             let string_t = type_attr(DType::String);
             if names.is_empty() {
-                e.add(
-                    "",
-                    "Const",
-                    &[],
-                    &[("dtype", string_t.clone()), ("value", strings(&names))],
-                );
+                e.string_vec_const("", &names);
                 return Some(());
             }
             let mut inited = Vec::new();
@@ -78,12 +71,7 @@ pub(super) fn expand(
                 ],
             );
             let mask = e.add("LogicalNot", "LogicalNot", &[&stacked], &[]);
-            let all = e.add(
-                "Const",
-                "Const",
-                &[],
-                &[("dtype", string_t.clone()), ("value", strings(&names))],
-            );
+            let all = e.string_vec_const("Const", &names);
             let where_ = e.add("boolean_mask/Where", "Where", &[&mask], &[("T", bool_t)]);
             let i64t = type_attr(DType::I64);
             let idx = e.add(
@@ -118,21 +106,4 @@ pub(super) fn expand(
         }
     }
     Some(())
-}
-
-/// A string vector constant's value.
-fn strings(values: &[String]) -> AttrValueProto {
-    AttrValueProto {
-        value: Some(Value::Tensor(TensorProto {
-            dtype: DType::String.proto_number(),
-            tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[
-                values.len()
-            ]))),
-            string_val: values
-                .iter()
-                .map(|v| Bytes::copy_from_slice(v.as_bytes()))
-                .collect(),
-            ..TensorProto::default()
-        })),
-    }
 }
