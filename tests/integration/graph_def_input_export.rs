@@ -448,3 +448,75 @@ fn parse_example_exports_as_tensorflow_2s_parse_example_v2() -> Result<()> {
     assert_eq!(got[5].to_scalar::<i64>()?, 7);
     Ok(())
 }
+
+#[test]
+fn parse_single_sequence_example_exports_with_tensorflows_key_inputs_and_reimports() -> Result<()> {
+    let g = Graph::new();
+    let one = Placeholder::new(DType::String)
+        .shape(Shape::scalar())
+        .name("one")
+        .build(&g)?;
+    let (ctx, seq) = weir::ops::parsing::parse_single_sequence_example(
+        &one,
+        &Features::new()
+            .add("len", FixedLenFeature::new(&[], DType::I64))
+            .add("tags", VarLenFeature::new(DType::String))
+            .add(
+                "w",
+                FixedLenFeature::new(&[], DType::F32).default(Tensor::from(0.5f32)),
+            ),
+        &Features::new()
+            .add("vecs", FixedLenSequenceFeature::new(&[2], DType::F32))
+            .add("tokens", VarLenFeature::new(DType::I64)),
+    )?;
+    let def = g.as_graph_def(false)?;
+    let node = def
+        .node
+        .iter()
+        .find(|n| n.op == "ParseSingleSequenceExample")
+        .unwrap();
+    // TensorFlow's form: the keys are inputs, one scalar constant each.
+    assert!(node.attr.contains_key("Ncontext_dense"));
+    assert!(!node.attr.contains_key("context_dense_keys"));
+    assert_eq!(node.input.len(), 1 + 1 + 5 + 2 + 1);
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let ex = SequenceExample::builder()
+        .context_int64("len", [3])
+        .context_bytes("tags", "a")
+        .feature_list(
+            "vecs",
+            [Feature::float([1.0, 2.0]), Feature::float([3.0, 4.0])],
+        )
+        .feature_list(
+            "tokens",
+            [
+                Feature::int64([5, 6]),
+                Feature::int64([]),
+                Feature::int64([7]),
+            ],
+        )
+        .build()
+        .to_bytes();
+    let run = |gr: &Graph| -> Result<Vec<Tensor>> {
+        let t = |o: &Output| gr.tensor_by_name(&o.name()).unwrap();
+        let (tags, tokens) = (ctx.sparse("tags")?, seq.sparse("tokens")?);
+        let mut args = RunArgs::new().feed(gr.tensor_by_name("one:0")?, Tensor::from(ex.clone()));
+        for o in [
+            ctx.dense("len")?,
+            ctx.dense("w")?,
+            tags.values,
+            seq.dense("vecs")?,
+            tokens.indices,
+            tokens.values,
+            tokens.dense_shape,
+        ] {
+            args = args.fetch(t(&o));
+        }
+        Session::new(gr)?.run(&args)
+    };
+    let (want, got) = (run(&g)?, run(&h)?);
+    assert_eq!(want, got);
+    assert_eq!(got[5].to_vec::<i64>()?, [5, 6, 7]);
+    Ok(())
+}

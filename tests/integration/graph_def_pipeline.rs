@@ -198,3 +198,56 @@ fn an_empty_file_list_fails_the_producers_assert_with_tensorflows_message() -> R
     );
     Ok(())
 }
+
+#[test]
+fn parsers_with_keys_as_inputs_import_as_weirs_and_parse_as_tensorflow_did() -> Result<()> {
+    let all: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
+    let want = &all["parse_keys_as_inputs"];
+    // TensorFlow 1.x's ParseExample and TensorFlow 2's ParseSequenceExampleV2.
+    let ops: Vec<&str> = want["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(ops.contains(&"ParseExample") && ops.contains(&"ParseSequenceExampleV2"));
+    let def =
+        GraphDef::decode(&std::fs::read(data("parse_keys_as_inputs.pb")).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&def).name(""))?;
+    let seq: Vec<u8> = want["sequence_example"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap() as u8)
+        .collect();
+    let keys = [
+        "v1_label",
+        "v1_indices",
+        "v1_values",
+        "v1_shape",
+        "len",
+        "tokens_indices",
+        "tokens_values",
+        "vecs",
+    ];
+    let mut args = RunArgs::new()
+        .feed(
+            g.tensor_by_name("many:0")?,
+            Tensor::from(vec![example(1), example(2), Bytes::new()]),
+        )
+        .feed(g.tensor_by_name("one:0")?, Tensor::from(Bytes::from(seq)));
+    for k in keys {
+        args = args.fetch(g.tensor_by_name(s(&want["names"], k))?);
+    }
+    let out = Session::new(&g)?.run(&args)?;
+    for (k, t) in keys.iter().zip(&out) {
+        let tf = &want["got"][*k];
+        match t.dtype() {
+            DType::F32 => assert_eq!(t.to_vec::<f32>()?, f32s(tf), "{k}"),
+            _ => assert_eq!(t.to_vec::<i64>()?, i64s(tf), "{k}"),
+        }
+    }
+    Ok(())
+}

@@ -172,5 +172,40 @@ with g.as_default():
             expected["pipeline"]["empty_error"] = [type(e).__name__, [l for l in e.message.split("\n") if "assertion" in l][0]]
     open("pipeline.pb", "wb").write(g.as_graph_def().SerializeToString())
 
+# Parsers whose feature keys are inputs, as TensorFlow 1.x wrote ParseExample and as
+# parse_single_sequence_example writes ParseSingleSequenceExample.
+from tensorflow.python.ops import gen_parsing_ops
+g = tf.Graph()
+with g.as_default():
+    many = tf1.placeholder(tf.string, [None], name="many")
+    v1 = gen_parsing_ops.parse_example(
+        many, names=[], sparse_keys=["weights"], dense_keys=["label"],
+        dense_defaults=[tf.constant(-1, tf.int64)], sparse_types=[tf.float32], dense_shapes=[[]],
+        name="parse_v1")
+    one = tf1.placeholder(tf.string, [], name="one")
+    ctx, seq = tf1.io.parse_single_sequence_example(
+        one, context_features={"len": tf1.FixedLenFeature([], tf.int64)},
+        sequence_features={"tokens": tf1.VarLenFeature(tf.int64),
+                           "vecs": tf1.FixedLenSequenceFeature([2], tf.float32)})
+    seq_ex = tf.train.SequenceExample(
+        context=tf.train.Features(feature={"len": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            "tokens": tf.train.FeatureList(feature=[tf.train.Feature(int64_list=tf.train.Int64List(value=v)) for v in [[5, 6], [], [7]]]),
+            "vecs": tf.train.FeatureList(feature=[tf.train.Feature(float_list=tf.train.FloatList(value=v)) for v in [[1, 2], [3, 4]]]),
+        })).SerializeToString()
+    fetch = {"v1_label": v1.dense_values[0], "v1_indices": v1.sparse_indices[0],
+             "v1_values": v1.sparse_values[0], "v1_shape": v1.sparse_shapes[0],
+             "len": ctx["len"], "tokens_indices": seq["tokens"].indices,
+             "tokens_values": seq["tokens"].values, "vecs": seq["vecs"]}
+    with tf1.Session(graph=g) as s:
+        got = s.run(fetch, {many: [example(1), example(2), b""], one: seq_ex})
+    expected["parse_keys_as_inputs"] = {
+        "names": {k: t.name for k, t in fetch.items()},
+        "got": {k: np.asarray(v).tolist() for k, v in got.items()},
+        "sequence_example": list(seq_ex),
+        "ops": sorted(set(n.op for n in g.as_graph_def().node)),
+    }
+    open("parse_keys_as_inputs.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 json.dump(expected, open("expected.json", "w"), indent=1, sort_keys=True)
 print(json.dumps(expected, indent=1, sort_keys=True))

@@ -329,11 +329,16 @@ impl<'a> ImportGraphDef<'a> {
         prefix: &str,
     ) -> Result<Operation> {
         let mut op_type = n.op.as_str();
+        // TensorFlow's parsers with key inputs become weir's, with the keys as attributes.
+        let weir_form = super::import_parsing::weir_form(n, by_name)?;
         let mut inputs = Vec::new();
         let mut controls = Vec::new();
-        for input in &n.input {
+        for (k, input) in n.input.iter().enumerate() {
             if let Some(c) = input.strip_prefix('^') {
                 controls.push(made[c].clone());
+                continue;
+            }
+            if weir_form.as_ref().is_some_and(|f| !f.keep.contains(&k)) {
                 continue;
             }
             if let Some(t) = self.input_map.get(&canonical(input)) {
@@ -343,8 +348,13 @@ impl<'a> ImportGraphDef<'a> {
             let (src, i) = split_input(input);
             inputs.push(made[src].output(i)?);
         }
-        let mut attrs: Vec<(&str, &AttrValueProto)> =
-            n.attr.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut attrs: Vec<(&str, &AttrValueProto)> = match &weir_form {
+            Some(f) => {
+                op_type = f.op;
+                f.attrs.iter().map(|(k, v)| (k.as_str(), v)).collect()
+            }
+            None => n.attr.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        };
         // TensorFlow 1.x reads a variable through an Identity of its ref output; weir's
         // variables hand out a resource, read by ReadVariableOp.
         let var_dtype;

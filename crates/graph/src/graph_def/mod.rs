@@ -3,6 +3,7 @@
 //! the way back (`tf.import_graph_def`), so a graph TensorFlow wrote runs here.
 
 mod import;
+mod import_parsing;
 pub mod proto;
 mod text;
 mod text_parse;

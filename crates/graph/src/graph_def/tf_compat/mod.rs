@@ -4,6 +4,7 @@
 
 mod expansion;
 mod input;
+mod parsing;
 mod variables;
 
 use expansion::{int_attr, type_attr, Expansion};
@@ -256,35 +257,7 @@ pub(super) fn expand(
             let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
             e.two_outputs(&dx, &dz, t);
         }
-        // weir's ParseExample names its keys in attributes; TensorFlow 2 writes ParseExampleV2,
-        // whose keys are constant inputs (with the same outputs, in the same order).
-        "ParseExample" => {
-            let attr = |k: &str| super::attr_proto(node.attrs().get(k)?).ok();
-            let keys = |k: &str| match node.attrs().get(k) {
-                Some(AttrValue::Strs(v)) => Some(v.clone()),
-                _ => None,
-            };
-            let (sparse_keys, dense_keys) = (keys("sparse_keys")?, keys("dense_keys")?);
-            let sk = e.string_vec_const("sparse_keys", &sparse_keys);
-            let dk = e.string_vec_const("dense_keys", &dense_keys);
-            let rk = e.string_vec_const("ragged_keys", &[]);
-            let mut ins: Vec<&str> = vec![&inputs[0], &inputs[1], &sk, &dk, &rk];
-            ins.extend(inputs[2..].iter().map(String::as_str));
-            let no_types = expansion::type_list(&[]);
-            e.add(
-                "",
-                "ParseExampleV2",
-                &ins,
-                &[
-                    ("Tdense", attr("Tdense")?),
-                    ("num_sparse", int_attr(sparse_keys.len() as i64)),
-                    ("sparse_types", attr("sparse_types")?),
-                    ("ragged_value_types", no_types.clone()),
-                    ("ragged_split_types", no_types),
-                    ("dense_shapes", attr("dense_shapes")?),
-                ],
-            );
-        }
+        "ParseExample" | "ParseSingleSequenceExample" => parsing::expand(node, inputs, &mut e)?,
         "IsVariableInitialized" | "ReportUninitializedVariables" => {
             variables::expand(node, inputs, producers, &mut e)?
         }
