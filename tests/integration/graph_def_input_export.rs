@@ -520,3 +520,51 @@ fn parse_single_sequence_example_exports_with_tensorflows_key_inputs_and_reimpor
     assert_eq!(got[5].to_vec::<i64>()?, [5, 6, 7]);
     Ok(())
 }
+
+#[test]
+fn keep_input_exports_as_dynamic_partitions_keeping_the_same_rows() -> Result<()> {
+    use weir::ops::data_flow::input_ops::keep_input_rows;
+    let g = Graph::new();
+    let flag = Placeholder::new(DType::Bool)
+        .shape(Shape::scalar())
+        .name("flag")
+        .build(&g)?;
+    let mask = Placeholder::new(DType::Bool)
+        .shape(Shape::new(vec![None]))
+        .name("mask")
+        .build(&g)?;
+    let rows = constant(&g, Tensor::from_vec(&[3, 2], vec![1i32, 2, 3, 4, 5, 6])?)?;
+    let word = constant(&g, "w")?;
+    let outs: Vec<Output> = [
+        keep_input_rows(&flag, &[word.clone(), rows.clone()], true, None)?,
+        keep_input_rows(&flag, std::slice::from_ref(&rows), false, None)?,
+        keep_input_rows(&mask, std::slice::from_ref(&rows), false, None)?,
+    ]
+    .concat();
+    let def = g.as_graph_def(false)?;
+    assert!(def.node.iter().all(|n| n.op != "_KeepInputRows"));
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let (a, b) = (Session::new(&g)?, Session::new(&h)?);
+    for keep in [true, false] {
+        for m in [vec![true, false, true], vec![false; 3]] {
+            let run = |s: &Session, gr: &Graph| -> Result<Vec<Tensor>> {
+                let mut args = RunArgs::new()
+                    .feed(gr.tensor_by_name("flag:0")?, Tensor::from(keep))
+                    .feed(gr.tensor_by_name("mask:0")?, Tensor::from(m.clone()));
+                for o in &outs {
+                    args = args.fetch(gr.tensor_by_name(&o.name())?);
+                }
+                s.run(&args)
+            };
+            let (want, got) = (run(&a, &g)?, run(&b, &h)?);
+            assert_eq!(want, got, "keep {keep}, mask {m:?}");
+            assert_eq!(got[0].shape(), if keep { &[1][..] } else { &[0][..] });
+            assert_eq!(
+                got[1].shape(),
+                if keep { &[1, 3, 2][..] } else { &[0, 3, 2][..] }
+            );
+        }
+    }
+    Ok(())
+}

@@ -185,7 +185,8 @@ impl Graph {
                     };
                     attr_proto(&AttrValue::Shapes(shapes))
                 };
-                let producers: Vec<&Node> = n.inputs().iter().map(|&(id, _)| &*nodes[id]).collect();
+                let producers: Vec<(&Node, usize)> =
+                    n.inputs().iter().map(|&(id, i)| (&*nodes[id], i)).collect();
                 if let Some(mut expanded) = tf_compat::expand(n, &input, &producers, &controls) {
                     if add_shapes {
                         if let Some(last) = expanded.iter_mut().find(|d| d.name == n.name()) {

@@ -30,8 +30,9 @@ pub fn keep_input_rows(
     name: Option<&str>,
 ) -> Result<Vec<Output>> {
     let g = graph_of(keep);
+    // TensorFlow refuses node names that start with '_', the op type's default.
     let op = crate::new_op(&g, "_KeepInputRows")
-        .maybe_name(name)
+        .name(name.unwrap_or("keep_input"))
         .input(keep)
         .inputs(tensors)
         .attr("expand", expand)

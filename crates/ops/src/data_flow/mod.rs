@@ -7,6 +7,7 @@
 //! in TensorFlow's `QueueBase`, and are cancelled by `Session::close` or a run's timeout.
 
 mod attempts;
+mod dynamic_partition;
 mod dynamic_stitch;
 mod fifo_store;
 pub mod input_ops;
@@ -24,6 +25,7 @@ mod shuffle_store;
 mod slots;
 mod store;
 
+pub use dynamic_partition::dynamic_partition;
 pub use dynamic_stitch::{dynamic_stitch, parallel_dynamic_stitch};
 pub use queue::{QueueKind, SessionQueue};
 pub use queue_builders::{FifoQueue, PaddingFifoQueue, PriorityQueue, RandomShuffleQueue};
@@ -33,5 +35,6 @@ pub use queue_handle::Queue;
 pub(crate) fn register_all_ops() {
     op_defs::register();
     input_ops::register();
+    dynamic_partition::register();
     dynamic_stitch::register();
 }

@@ -7,6 +7,7 @@ mod parsing_support;
 mod array_index;
 mod array_shape;
 mod control_assert;
+mod dynamic_partition;
 mod dynamic_stitch;
 mod fixtures_decode_csv;
 mod fixtures_decode_raw;

@@ -206,6 +206,56 @@ fn dynamic_stitch_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(grads)
 }
 
+/// DynamicPartition (data_flow_grad.py): the positions of the slices, partitioned the same way,
+/// say where each output's gradient rows go back; stitched, then shaped as the data. An output
+/// without a gradient contributes zeros; the partitions get none.
+fn dynamic_partition_grad(ctx: &GradContext<'_>) -> Grads {
+    let g = ctx.graph();
+    let (data, parts) = (ctx.input(0), ctx.input(1));
+    let num = ctx.op().num_outputs();
+    let prefix = shape_of(&parts)?;
+    let axis0 = konst(g, Tensor::from(vec![0i32]))?;
+    let count = op(
+        g,
+        "Prod",
+        &[&prefix, &axis0],
+        &[("keep_dims", AttrValue::Bool(false))],
+    )?;
+    let (zero, one) = (konst(g, Tensor::from(0i32))?, konst(g, Tensor::from(1i32))?);
+    let positions = op(g, "Range", &[&zero, &count, &one], &[])?;
+    let positions = op(g, "Reshape", &[&positions, &prefix], &[])?;
+    let moved = op_node(
+        g,
+        "DynamicPartition",
+        &[&positions, &parts],
+        &[("num_partitions", AttrValue::Int(num as i64))],
+    )?
+    .outputs();
+    let grads: Vec<Output> = ctx
+        .op()
+        .outputs()
+        .iter()
+        .enumerate()
+        .map(|(i, o)| match ctx.grad(i) {
+            Some(d) => Ok(d.clone()),
+            None => op(g, "ZerosLike", &[o], &[]),
+        })
+        .collect::<Result<_>>()?;
+    let mut ins: Vec<&Output> = moved.iter().collect();
+    ins.extend(grads.iter());
+    let stitched = op(
+        g,
+        "ParallelDynamicStitch",
+        &ins,
+        &[("N", AttrValue::Int(num as i64))],
+    )?;
+    let shape = shape_of(&data)?;
+    Ok(vec![
+        Some(op(g, "Reshape", &[&stitched, &shape], &[])?),
+        None,
+    ])
+}
+
 /// Gather along axis 0: the gradient rows are summed into the gathered rows.
 fn gather_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, params, indices) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
@@ -321,6 +371,7 @@ pub(super) fn register() {
     register_gradient("Unpack", unpack_grad);
     register_gradient("Slice", slice_grad);
     register_gradient("GatherV2", gather_grad);
+    register_gradient("DynamicPartition", dynamic_partition_grad);
     register_gradient("DynamicStitch", dynamic_stitch_grad);
     register_gradient("ParallelDynamicStitch", dynamic_stitch_grad);
     register_gradient("Tile", tile_grad);

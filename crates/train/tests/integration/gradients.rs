@@ -213,6 +213,17 @@ fn array_ops() {
         )?;
         math::mul(&merged, &merged)
     });
+    // dynamic_partition: rows 0 and 2 to partition 1 (squared), row 1 to partition 0, which
+    // nothing uses (its gradient is zero).
+    check(&[3, 2], vals(&[3, 2], 1), |x| {
+        let g = x.graph();
+        let parts = weir_ops::data_flow::dynamic_partition(
+            x,
+            constant(g, Tensor::from(vec![1i32, 0, 1]))?,
+            2,
+        )?;
+        math::mul(&parts[1], &parts[1])
+    });
     check(&[2, 3], vals(&[2, 3], 1), |x| {
         array::pad(x, &[[1, 0], [0, 2]])
     });
@@ -341,5 +352,28 @@ fn lrn_values_and_gradient() -> Result<()> {
             .beta(0.6)
             .build(x)
     });
+    Ok(())
+}
+
+/// TensorFlow 2.21's tf.gradients of sum(dynamic_partition(x * x, [1, 0, 1], 2)[1] * w) for
+/// x = [[1, 2], [3, 4], [5, 6]] and w = [[1, 2], [3, 4]]: [[2, 8], [0, 0], [30, 48]].
+#[test]
+fn dynamic_partition_gradient_is_tensorflows() -> Result<()> {
+    let g = Graph::new();
+    let x = constant(
+        &g,
+        Tensor::from_vec(&[3, 2], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?,
+    )?;
+    let sq = math::mul(&x, &x)?;
+    let parts = weir_ops::data_flow::dynamic_partition(
+        &sq,
+        constant(&g, Tensor::from(vec![1i32, 0, 1]))?,
+        2,
+    )?;
+    let w = constant(&g, Tensor::from_vec(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?)?;
+    let loss = math::reduce_sum(&math::mul(&parts[1], &w)?, [0, 1])?;
+    let grad = gradients(&[loss], &[x], None)?.remove(0).unwrap();
+    let got = Session::new(&g)?.eval(&grad)?;
+    assert_eq!(got.to_vec::<f32>()?, [2.0, 8.0, 0.0, 0.0, 30.0, 48.0]);
     Ok(())
 }

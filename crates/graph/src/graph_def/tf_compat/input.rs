@@ -42,7 +42,13 @@ fn float_floor(d: DType, v: i128) -> f64 {
 }
 
 /// Adds `node`'s TensorFlow form to `e` when it is one of these ops; `None` otherwise.
-pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> Option<()> {
+/// `producers` are the nodes of the data inputs and which of their outputs each is.
+pub(super) fn expand(
+    node: &Node,
+    inputs: &[String],
+    producers: &[(&Node, usize)],
+    e: &mut Expansion<'_>,
+) -> Option<()> {
     let ty = |k: &str| match node.attrs().get(k) {
         Some(AttrValue::Type(d)) => Some(*d),
         _ => None,
@@ -423,6 +429,83 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
         "_GatherRow" => {
             let t = ty("T")?;
             e.gather("", &inputs[0], &inputs[1], t);
+        }
+        // The batchers' keep_input: input.py's _select_which_to_enqueue (DynamicPartition by the
+        // cast mask) for a mask of rows; for a scalar, every row of each tensor (made a batch of
+        // one when `expand`) partitioned by it, which is TensorFlow's cond of an enqueue
+        // without the cond.
+        "_KeepInputRows" => {
+            let (keep_node, keep_out) = *producers.first()?;
+            let scalar = match keep_node.output_shapes().get(keep_out)?.rank()? {
+                0 => true,
+                1 => false,
+                _ => return None,
+            };
+            let expand = matches!(node.attrs().get("expand"), Some(AttrValue::Bool(true)));
+            let types = match node.attrs().get("T") {
+                Some(AttrValue::Types(t)) => t.clone(),
+                _ => return None,
+            };
+            let i32t = type_attr(DType::I32);
+            let part = e.cast("Cast", &inputs[0], DType::Bool, DType::I32);
+            let mut kept = Vec::new();
+            for (k, (x, &t)) in inputs[1..].iter().zip(&types).enumerate() {
+                let ta = type_attr(t);
+                let mut rows = x.clone();
+                let mut partitions = part.clone();
+                if scalar {
+                    if expand {
+                        let axis = e.int32_const(&format!("ExpandDims_{k}/dim"), 0);
+                        rows = e.add(
+                            &format!("ExpandDims_{k}"),
+                            "ExpandDims",
+                            &[x, &axis],
+                            &[("T", ta.clone()), ("Tdim", i32t.clone())],
+                        );
+                    }
+                    let shape = e.add(
+                        &format!("Shape_{k}"),
+                        "Shape",
+                        &[&rows],
+                        &[("T", ta.clone()), ("out_type", i32t.clone())],
+                    );
+                    let (b, en, st) = (
+                        e.int32_vec_const(&format!("rows_{k}/begin"), &[0]),
+                        e.int32_vec_const(&format!("rows_{k}/end"), &[1]),
+                        e.int32_vec_const(&format!("rows_{k}/strides"), &[1]),
+                    );
+                    let mask = |m: &'static str| (m, int_attr(0));
+                    let count = e.add(
+                        &format!("rows_{k}"),
+                        "StridedSlice",
+                        &[&shape, &b, &en, &st],
+                        &[
+                            ("T", i32t.clone()),
+                            ("Index", i32t.clone()),
+                            mask("begin_mask"),
+                            mask("end_mask"),
+                            mask("ellipsis_mask"),
+                            mask("new_axis_mask"),
+                            mask("shrink_axis_mask"),
+                        ],
+                    );
+                    partitions = e.add(
+                        &format!("Fill_{k}"),
+                        "Fill",
+                        &[&count, &part],
+                        &[("T", i32t.clone()), ("index_type", i32t.clone())],
+                    );
+                }
+                let split = e.add(
+                    &format!("DynamicPartition_{k}"),
+                    "DynamicPartition",
+                    &[&rows, &partitions],
+                    &[("T", ta), ("num_partitions", int_attr(2))],
+                );
+                kept.push(format!("{split}:1"));
+            }
+            let kept: Vec<&str> = kept.iter().map(String::as_str).collect();
+            e.add("", "IdentityN", &kept, &[("T", type_list(&types))]);
         }
         "_MatchingFiles" => {
             e.add("", "MatchingFiles", &[&inputs[0]], &[]);

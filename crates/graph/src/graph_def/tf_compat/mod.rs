@@ -23,11 +23,11 @@ fn seed(node: &Node, attr: &str) -> i64 {
 
 /// `node`'s TensorFlow form when it is one of weir's composites, given its data input names and
 /// control input names (`^node`); `None` for an op TensorFlow has.
-/// `producers` are the nodes of the data inputs, in order.
+/// `producers` are the nodes of the data inputs and which of their outputs each is, in order.
 pub(super) fn expand(
     node: &Node,
     inputs: &[String],
-    producers: &[&Node],
+    producers: &[(&Node, usize)],
     controls: &[String],
 ) -> Option<Vec<NodeDef>> {
     let mut e = Expansion {
@@ -261,7 +261,7 @@ pub(super) fn expand(
         "IsVariableInitialized" | "ReportUninitializedVariables" => {
             variables::expand(node, inputs, producers, &mut e)?
         }
-        _ => input::expand(node, inputs, &mut e)?,
+        _ => input::expand(node, inputs, producers, &mut e)?,
     }
     Some(e.nodes)
 }

@@ -31,12 +31,12 @@ fn is_initialized(
 pub(super) fn expand(
     node: &Node,
     inputs: &[String],
-    producers: &[&Node],
+    producers: &[(&Node, usize)],
     e: &mut Expansion<'_>,
 ) -> Option<()> {
     match node.op_type() {
         "IsVariableInitialized" => {
-            is_initialized(e, "", &inputs[0], producers.first()?)?;
+            is_initialized(e, "", &inputs[0], producers.first()?.0)?;
         }
         // variables.report_uninitialized_variables: boolean_mask(names, not(stack(inited))).
         _ => {
@@ -50,7 +50,7 @@ pub(super) fn expand(
                 return Some(());
             }
             let mut inited = Vec::new();
-            for (k, (input, producer)) in inputs.iter().zip(producers).enumerate() {
+            for (k, (input, &(producer, _))) in inputs.iter().zip(producers).enumerate() {
                 let suffix = if k == 0 {
                     "IsVariableInitialized".to_string()
                 } else {
