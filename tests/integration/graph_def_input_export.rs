@@ -568,3 +568,63 @@ fn keep_input_exports_as_dynamic_partitions_keeping_the_same_rows() -> Result<()
     }
     Ok(())
 }
+
+#[test]
+fn sparse_features_export_as_tensorflows_sparse_merge() -> Result<()> {
+    let g = Graph::new();
+    let many = Placeholder::new(DType::String)
+        .shape(Shape::new(vec![None]))
+        .name("many")
+        .build(&g)?;
+    let features = Features::new()
+        .add("sp", SparseFeature::new("ix", "val", DType::F32, 10))
+        .add(
+            "grid",
+            SparseFeature::new_nd(&["r", "c"], "gv", DType::I64, &[3, 4]).already_sorted(true),
+        );
+    let parsed = parse_example(&many, &features)?;
+    let def = g.as_graph_def(false)?;
+    let ops: Vec<&str> = def.node.iter().map(|n| n.op.as_str()).collect();
+    assert!(!ops.contains(&"SparseFeatureMerge"), "{ops:?}");
+    assert!(ops.contains(&"SparseReorder"), "{ops:?}");
+    let h = Graph::new();
+    import_graph_def(&h, &ImportGraphDef::new(&def).name(""))?;
+    let ex = |ix: Vec<i64>, val: Vec<f32>, rc: (Vec<i64>, Vec<i64>), gv: Vec<i64>| {
+        Example::builder()
+            .int64("ix", ix)
+            .float("val", val)
+            .int64("r", rc.0)
+            .int64("c", rc.1)
+            .int64("gv", gv)
+            .build()
+            .to_bytes()
+    };
+    let records = Tensor::from(vec![
+        ex(
+            vec![7, 2],
+            vec![0.5, 1.5],
+            (vec![0, 2], vec![1, 3]),
+            vec![5, 6],
+        ),
+        ex(vec![], vec![], (vec![1], vec![0]), vec![9]),
+        ex(vec![4], vec![2.5], (vec![], vec![]), vec![]),
+    ]);
+    let run = |gr: &Graph| -> Result<Vec<Tensor>> {
+        let mut args = RunArgs::new().feed(gr.tensor_by_name("many:0")?, records.clone());
+        for name in ["sp", "grid"] {
+            let sp = parsed.sparse(name)?;
+            for o in [&sp.indices, &sp.values, &sp.dense_shape] {
+                args = args.fetch(gr.tensor_by_name(&o.name())?);
+            }
+        }
+        Session::new(gr)?.run(&args)
+    };
+    let (want, got) = (run(&g)?, run(&h)?);
+    assert_eq!(want, got);
+    // The 1-D feature's entries sorted by id within each example.
+    assert_eq!(got[0].to_vec::<i64>()?, [0, 2, 0, 7, 2, 4]);
+    assert_eq!(got[1].to_vec::<f32>()?, [1.5, 0.5, 2.5]);
+    assert_eq!(got[2].to_vec::<i64>()?, [3, 10]);
+    assert_eq!(got[5].to_vec::<i64>()?, [3, 3, 4]);
+    Ok(())
+}

@@ -1,6 +1,7 @@
 //! Sparse tensors in a graph and the ops that convert and combine them:
 //! `tf.sparse.to_dense` / `tf.sparse_to_dense` (`SparseToDense`), `tf.sparse.concat`
-//! (`SparseConcat`) and `tf.sparse.reshape` (`SparseReshape`).
+//! (`SparseConcat`), `tf.sparse.reorder` (`SparseReorder`) and `tf.sparse.reshape`
+//! (`SparseReshape`).
 //!
 //! A sparse tensor in a graph is three outputs, grouped as a [`SparseOutput`]; `string_split`
 //! and the parsing ops return one. A run fetches the three tensors, and
@@ -23,11 +24,13 @@
 //! ```
 
 mod concat;
+mod reorder;
 mod reshape;
 mod tensors_map;
 mod to_dense;
 
 pub use concat::sparse_concat;
+pub use reorder::sparse_reorder;
 pub use reshape::{sparse_reshape, sparse_reshape_tensor};
 pub use tensors_map::{
     add_many_sparse_to_tensors_map, add_sparse_to_tensors_map, take_many_sparse_from_tensors_map,
@@ -39,6 +42,7 @@ use weir_graph::{DType, Error, Graph, Operation, Output, Result};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     concat::register();
+    reorder::register();
     reshape::register();
     tensors_map::register();
     to_dense::register();

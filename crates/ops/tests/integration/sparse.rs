@@ -436,3 +436,60 @@ fn a_sparse_tensors_map_gives_back_what_it_was_given() {
         "Requested SparseTensor of type int64 but SparseTensor[0].values.dtype() == string"
     );
 }
+
+/// `tf.sparse.reorder` (`SparseReorder`), fed at run time, against TensorFlow 2.21: a stable
+/// row-major sort (equal indices keep their order; indices are not checked against the shape)
+/// and TensorFlow's three messages.
+#[test]
+fn sparse_reorder_sorts_stably_with_tensorflows_errors() -> weir_graph::Result<()> {
+    let g = Graph::new();
+    let ix = placeholder(&g, DType::I64, Shape::unknown())?;
+    let vals = placeholder(&g, DType::F32, Shape::unknown())?;
+    let shape = placeholder(&g, DType::I64, Shape::unknown())?;
+    let sp = weir_ops::sparse::SparseOutput::new(ix.clone(), vals.clone(), shape.clone())?;
+    let sorted = weir_ops::sparse::sparse_reorder(&sp)?;
+    let sess = Session::new(&g)?;
+    let run = |i: Tensor, v: Vec<f32>, s: Vec<i64>| {
+        sess.run(
+            &RunArgs::new()
+                .feed(&ix, i)
+                .feed(&vals, Tensor::from(v))
+                .feed(&shape, Tensor::from(s))
+                .fetch(&sorted.indices)
+                .fetch(&sorted.values),
+        )
+    };
+    let m = |rows: usize, v: Vec<i64>| Tensor::from_vec(&[rows, v.len() / rows], v).unwrap();
+    let out = run(
+        m(4, vec![1, 0, 0, 2, 0, 1, 1, 0]),
+        vec![1.0, 2.0, 3.0, 4.0],
+        vec![2, 3],
+    )?;
+    assert_eq!(out[0].to_vec::<i64>()?, [0, 1, 0, 2, 1, 0, 1, 0]);
+    assert_eq!(out[1].to_vec::<f32>()?, [3.0, 2.0, 1.0, 4.0]);
+    let out = run(m(1, vec![0, 5]), vec![1.0], vec![2, 3])?;
+    assert_eq!(out[0].to_vec::<i64>()?, [0, 5]);
+    let out = run(Tensor::zeros(DType::I64, &[0, 2])?, vec![], vec![2, 3])?;
+    assert_eq!(out[0].shape(), &[0, 2]);
+    for (i, v, want) in [
+        (
+            m(1, vec![0, 0]),
+            vec![1.0, 2.0],
+            "Number of elements in indices (1) and values (2) do not match",
+        ),
+        (
+            Tensor::from(vec![0i64, 0]),
+            vec![1.0],
+            "Sparse indices must be rank 2 but is rank 1",
+        ),
+        (
+            m(1, vec![0, 0, 0]),
+            vec![1.0],
+            "Index rank (3) and shape rank (2) do not match",
+        ),
+    ] {
+        let e = run(i, v, vec![2, 3]).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    Ok(())
+}

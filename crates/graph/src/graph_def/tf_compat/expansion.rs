@@ -95,6 +95,24 @@ impl Expansion<'_> {
         )
     }
 
+    /// A vector int64 constant.
+    pub(super) fn int64_vec_const(&mut self, suffix: &str, v: &[i64]) -> String {
+        let value = AttrValueProto {
+            value: Some(Value::Tensor(TensorProto {
+                dtype: DType::I64.proto_number(),
+                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
+                int64_val: v.to_vec(),
+                ..TensorProto::default()
+            })),
+        };
+        self.add(
+            suffix,
+            "Const",
+            &[],
+            &[("dtype", type_attr(DType::I64)), ("value", value)],
+        )
+    }
+
     /// A string vector constant.
     pub(super) fn string_vec_const(&mut self, suffix: &str, v: &[String]) -> String {
         let value = AttrValueProto {

@@ -257,7 +257,9 @@ pub(super) fn expand(
             let dz = e.add("Neg", "Neg", &[&gx], &[("T", ta())]);
             e.two_outputs(&dx, &dz, t);
         }
-        "ParseExample" | "ParseSingleSequenceExample" => parsing::expand(node, inputs, &mut e)?,
+        "ParseExample" | "ParseSingleSequenceExample" | "SparseFeatureMerge" => {
+            parsing::expand(node, inputs, &mut e)?
+        }
         "IsVariableInitialized" | "ReportUninitializedVariables" => {
             variables::expand(node, inputs, producers, &mut e)?
         }

@@ -1,10 +1,10 @@
 //! The TensorFlow forms of weir's Example parsers, which name their feature keys in
 //! attributes: TensorFlow's ops take the keys as (constant) inputs.
 
-use super::expansion::{int_attr, type_list, Expansion};
+use super::expansion::{int_attr, type_attr, type_list, Expansion};
 use crate::graph_def::attr_proto;
 use crate::graph_def::proto::AttrValueProto;
-use crate::{AttrValue, Node};
+use crate::{AttrValue, DType, Node};
 
 /// Adds `node`'s TensorFlow form to `e`; `None` when an attribute is missing.
 pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> Option<()> {
@@ -36,6 +36,110 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
                     ("ragged_split_types", no_types),
                     ("dense_shapes", attr("dense_shapes")?),
                 ],
+            );
+        }
+        // sparse_ops.sparse_merge_impl (a SparseFeature of parse_example): the indices but
+        // their last column, then each id as a column; the shape but its last entry, then the
+        // sizes; SparseReorder unless the ids are already sorted.
+        "SparseFeatureMerge" => {
+            let t = match node.attrs().get("T") {
+                Some(AttrValue::Type(t)) => *t,
+                _ => return None,
+            };
+            let sizes = match node.attrs().get("sizes") {
+                Some(AttrValue::Ints(v)) => v.clone(),
+                _ => return None,
+            };
+            let sorted = matches!(
+                node.attrs().get("already_sorted"),
+                Some(AttrValue::Bool(true))
+            );
+            let ids = &inputs[2..inputs.len() - 1];
+            let values = inputs.last()?;
+            let (i32t, i64t) = (type_attr(DType::I32), type_attr(DType::I64));
+            let slice = |e: &mut Expansion<'_>,
+                         name: &str,
+                         x: &str,
+                         b: &[i32],
+                         en: &[i32],
+                         st: &[i32],
+                         bm: i64,
+                         em: i64| {
+                let (b, en, st) = (
+                    e.int32_vec_const(&format!("{name}/stack"), b),
+                    e.int32_vec_const(&format!("{name}/stack_1"), en),
+                    e.int32_vec_const(&format!("{name}/stack_2"), st),
+                );
+                e.add(
+                    name,
+                    "StridedSlice",
+                    &[x, &b, &en, &st],
+                    &[
+                        ("T", type_attr(DType::I64)),
+                        ("Index", type_attr(DType::I32)),
+                        ("begin_mask", int_attr(bm)),
+                        ("end_mask", int_attr(em)),
+                        ("ellipsis_mask", int_attr(0)),
+                        ("new_axis_mask", int_attr(0)),
+                        ("shrink_axis_mask", int_attr(0)),
+                    ],
+                )
+            };
+            let kept = slice(
+                e,
+                "strided_slice",
+                &inputs[0],
+                &[0, 0],
+                &[0, -1],
+                &[1, 1],
+                3,
+                1,
+            );
+            let mut columns = vec![kept];
+            for (k, id) in ids.iter().enumerate() {
+                let axis = e.int32_const(&format!("ExpandDims_{k}/dim"), 1);
+                columns.push(e.add(
+                    &format!("ExpandDims_{k}"),
+                    "ExpandDims",
+                    &[id, &axis],
+                    &[("T", i64t.clone()), ("Tdim", i32t.clone())],
+                ));
+            }
+            let concat = |e: &mut Expansion<'_>, name: &str, parts: &[String], axis: i32| {
+                let axis = e.int32_const(&format!("{name}/axis"), axis);
+                let mut ins: Vec<&str> = parts.iter().map(String::as_str).collect();
+                ins.push(&axis);
+                e.add(
+                    name,
+                    "ConcatV2",
+                    &ins,
+                    &[
+                        ("N", int_attr(parts.len() as i64)),
+                        ("T", type_attr(DType::I64)),
+                        ("Tidx", type_attr(DType::I32)),
+                    ],
+                )
+            };
+            let indices = concat(e, "concat", &columns, 1);
+            let outer = slice(e, "strided_slice_1", &inputs[1], &[0], &[-1], &[1], 1, 0);
+            let vocab = e.int64_vec_const("vocab_size", &sizes);
+            let shape = concat(e, "concat_1", &[outer, vocab], 0);
+            let (indices, values) = if sorted {
+                (indices, values.clone())
+            } else {
+                let r = e.add(
+                    "SparseReorder",
+                    "SparseReorder",
+                    &[&indices, values, &shape],
+                    &[("T", type_attr(t))],
+                );
+                (format!("{r}:0"), format!("{r}:1"))
+            };
+            e.add(
+                "",
+                "IdentityN",
+                &[&indices, &values, &shape],
+                &[("T", type_list(&[DType::I64, t, DType::I64]))],
             );
         }
         // parsing_ops.parse_single_sequence_example: one scalar constant per key.
