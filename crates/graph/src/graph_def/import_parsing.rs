@@ -71,6 +71,23 @@ fn constant(n: &NodeDef, i: usize, by_name: &HashMap<&str, &NodeDef>) -> Result<
     }
 }
 
+/// weir's `example_name` attribute from the debug name constant at input `i` (`<unknown>`, as
+/// weir's messages call an unnamed example, when it is empty).
+fn example_name(
+    n: &NodeDef,
+    i: usize,
+    by_name: &HashMap<&str, &NodeDef>,
+) -> Result<(String, AttrValueProto)> {
+    let name = constant_strings(n, i, by_name)?
+        .pop()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "<unknown>".to_string());
+    let value = AttrValueProto {
+        value: Some(Value::S(name.into())),
+    };
+    Ok(("example_name".into(), value))
+}
+
 /// The keys of `count` scalar key inputs from `first` on, as one list.
 fn key_list(
     n: &NodeDef,
@@ -148,16 +165,7 @@ pub(super) fn weir_form(
                 at += count;
             }
             let defaults = groups[1].1;
-            let name = constant_strings(n, at + defaults, by_name)?
-                .pop()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "<unknown>".to_string());
-            attrs.push((
-                "example_name".into(),
-                AttrValueProto {
-                    value: Some(Value::S(name.into())),
-                },
-            ));
+            attrs.push(example_name(n, at + defaults, by_name)?);
             let keep = std::iter::once(0).chain(at..at + defaults).collect();
             Ok(Some(WeirForm {
                 op: "ParseSingleSequenceExample",
@@ -212,16 +220,7 @@ pub(super) fn weir_form(
                 "feature_list_dense_missing_assumed_empty".into(),
                 strs(missing),
             ));
-            let name = constant_strings(n, 1, by_name)?
-                .pop()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "<unknown>".to_string());
-            attrs.push((
-                "example_name".into(),
-                AttrValueProto {
-                    value: Some(Value::S(name.into())),
-                },
-            ));
+            attrs.push(example_name(n, 1, by_name)?);
             let data_inputs = n.input.iter().filter(|i| !i.starts_with('^')).count();
             let keep = std::iter::once(0).chain(9..data_inputs).collect();
             Ok(Some(WeirForm {

@@ -118,17 +118,24 @@ fn concat_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(out)
 }
 
-fn split_grad(ctx: &GradContext<'_>, axis_input: usize, value_input: usize) -> Grads {
+/// The gradient of every output of a multi-output op, zeros where an output has none (as
+/// TensorFlow fills them for Split, Unpack and DynamicPartition).
+fn output_grads(ctx: &GradContext<'_>) -> Result<Vec<Output>> {
     let g = ctx.graph();
-    let outs = ctx.op().outputs();
-    let parts: Vec<Output> = outs
+    ctx.op()
+        .outputs()
         .iter()
         .enumerate()
         .map(|(i, o)| match ctx.grad(i) {
             Some(d) => Ok(d.clone()),
             None => op(g, "ZerosLike", &[o], &[]),
         })
-        .collect::<Result<_>>()?;
+        .collect()
+}
+
+fn split_grad(ctx: &GradContext<'_>, axis_input: usize, value_input: usize) -> Grads {
+    let g = ctx.graph();
+    let parts = output_grads(ctx)?;
     let axis = ctx.input(axis_input);
     let mut refs: Vec<&Output> = parts.iter().collect();
     refs.push(&axis);
@@ -157,16 +164,7 @@ fn pack_grad(ctx: &GradContext<'_>) -> Grads {
 fn unpack_grad(ctx: &GradContext<'_>) -> Grads {
     let g = ctx.graph();
     let axis: i64 = ctx.attr("axis")?;
-    let parts: Vec<Output> = ctx
-        .op()
-        .outputs()
-        .iter()
-        .enumerate()
-        .map(|(i, o)| match ctx.grad(i) {
-            Some(d) => Ok(d.clone()),
-            None => op(g, "ZerosLike", &[o], &[]),
-        })
-        .collect::<Result<_>>()?;
+    let parts = output_grads(ctx)?;
     let refs: Vec<&Output> = parts.iter().collect();
     Ok(vec![Some(op(
         g,
@@ -231,16 +229,7 @@ fn dynamic_partition_grad(ctx: &GradContext<'_>) -> Grads {
         &[("num_partitions", AttrValue::Int(num as i64))],
     )?
     .outputs();
-    let grads: Vec<Output> = ctx
-        .op()
-        .outputs()
-        .iter()
-        .enumerate()
-        .map(|(i, o)| match ctx.grad(i) {
-            Some(d) => Ok(d.clone()),
-            None => op(g, "ZerosLike", &[o], &[]),
-        })
-        .collect::<Result<_>>()?;
+    let grads = output_grads(ctx)?;
     let mut ins: Vec<&Output> = moved.iter().collect();
     ins.extend(grads.iter());
     let stitched = op(

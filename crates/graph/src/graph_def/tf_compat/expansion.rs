@@ -4,7 +4,7 @@
 use bytes::Bytes;
 
 use super::super::proto::attr_value_proto::Value;
-use super::super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto, TensorShapeProto};
+use super::super::proto::{AttrValueProto, ListValue, NodeDef, TensorProto};
 use crate::DType;
 
 /// A `type` attribute.
@@ -58,97 +58,94 @@ impl Expansion<'_> {
         name
     }
 
-    pub(super) fn int32_const(&mut self, suffix: &str, v: i32) -> String {
+    /// A `Const` of dtype `d` and shape `dims` whose value `fill` writes into its TensorProto.
+    fn constant(
+        &mut self,
+        suffix: &str,
+        d: DType,
+        dims: &[usize],
+        fill: impl FnOnce(&mut TensorProto),
+    ) -> String {
+        let mut t = TensorProto {
+            dtype: d.proto_number(),
+            tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(dims))),
+            ..TensorProto::default()
+        };
+        fill(&mut t);
         let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::I32.proto_number(),
-                tensor_shape: Some(TensorShapeProto::default()),
-                int_val: vec![v],
-                tensor_content: Bytes::new(),
-                ..TensorProto::default()
-            })),
+            value: Some(Value::Tensor(t)),
         };
         self.add(
             suffix,
             "Const",
             &[],
-            &[("dtype", type_attr(DType::I32)), ("value", value)],
+            &[("dtype", type_attr(d)), ("value", value)],
         )
+    }
+
+    /// A scalar int32 constant.
+    pub(super) fn int32_const(&mut self, suffix: &str, v: i32) -> String {
+        self.constant(suffix, DType::I32, &[], |t| t.int_val = vec![v])
     }
 
     /// A vector int32 constant.
     pub(super) fn int32_vec_const(&mut self, suffix: &str, v: &[i32]) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::I32.proto_number(),
-                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
-                int_val: v.to_vec(),
-                tensor_content: Bytes::new(),
-                ..TensorProto::default()
-            })),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::I32)), ("value", value)],
-        )
+        self.constant(suffix, DType::I32, &[v.len()], |t| t.int_val = v.to_vec())
     }
 
     /// A vector int64 constant.
     pub(super) fn int64_vec_const(&mut self, suffix: &str, v: &[i64]) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::I64.proto_number(),
-                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
-                int64_val: v.to_vec(),
-                ..TensorProto::default()
-            })),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::I64)), ("value", value)],
-        )
+        self.constant(suffix, DType::I64, &[v.len()], |t| t.int64_val = v.to_vec())
     }
 
     /// A string vector constant.
     pub(super) fn string_vec_const(&mut self, suffix: &str, v: &[String]) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::String.proto_number(),
-                tensor_shape: Some(super::super::shape_proto(&crate::Shape::known(&[v.len()]))),
-                string_val: v
-                    .iter()
-                    .map(|s| Bytes::copy_from_slice(s.as_bytes()))
-                    .collect(),
-                ..TensorProto::default()
-            })),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::String)), ("value", value)],
-        )
+        self.constant(suffix, DType::String, &[v.len()], |t| {
+            t.string_val = v
+                .iter()
+                .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+                .collect()
+        })
     }
 
     /// A scalar string constant.
     pub(super) fn string_const(&mut self, suffix: &str, v: &str) -> String {
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(TensorProto {
-                dtype: DType::String.proto_number(),
-                tensor_shape: Some(TensorShapeProto::default()),
-                string_val: vec![Bytes::copy_from_slice(v.as_bytes())],
-                ..TensorProto::default()
-            })),
-        };
+        self.constant(suffix, DType::String, &[], |t| {
+            t.string_val = vec![Bytes::copy_from_slice(v.as_bytes())]
+        })
+    }
+
+    /// `x[begin:end:strides]` of an int32 or int64 vector or matrix `x` of dtype `d`, with
+    /// TensorFlow's begin and end masks (no ellipsis, new or shrunk axes): the constants are
+    /// `name/stack`, `name/stack_1` and `name/stack_2`, as Python names them.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn strided_slice(
+        &mut self,
+        name: &str,
+        x: &str,
+        d: DType,
+        begin: &[i32],
+        end: &[i32],
+        strides: &[i32],
+        begin_mask: i64,
+        end_mask: i64,
+    ) -> String {
+        let b = self.int32_vec_const(&format!("{name}/stack"), begin);
+        let e = self.int32_vec_const(&format!("{name}/stack_1"), end);
+        let s = self.int32_vec_const(&format!("{name}/stack_2"), strides);
         self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(DType::String)), ("value", value)],
+            name,
+            "StridedSlice",
+            &[x, &b, &e, &s],
+            &[
+                ("T", type_attr(d)),
+                ("Index", type_attr(DType::I32)),
+                ("begin_mask", int_attr(begin_mask)),
+                ("end_mask", int_attr(end_mask)),
+                ("ellipsis_mask", int_attr(0)),
+                ("new_axis_mask", int_attr(0)),
+                ("shrink_axis_mask", int_attr(0)),
+            ],
         )
     }
 
@@ -177,26 +174,12 @@ impl Expansion<'_> {
     /// A scalar constant of real dtype `d` (`v` truncated for an integer dtype), in the field
     /// TensorFlow keeps that dtype in.
     pub(super) fn scalar_const(&mut self, suffix: &str, d: DType, v: f64) -> String {
-        let mut t = TensorProto {
-            dtype: d.proto_number(),
-            tensor_shape: Some(TensorShapeProto::default()),
-            ..TensorProto::default()
-        };
-        match d {
+        self.constant(suffix, d, &[], |t| match d {
             DType::F64 => t.double_val = vec![v],
             DType::F32 => t.float_val = vec![v as f32],
             DType::I64 => t.int64_val = vec![v as i64],
             _ => t.int_val = vec![v as i32],
-        }
-        let value = AttrValueProto {
-            value: Some(Value::Tensor(t)),
-        };
-        self.add(
-            suffix,
-            "Const",
-            &[],
-            &[("dtype", type_attr(d)), ("value", value)],
-        )
+        })
     }
 
     /// `x` clipped to `[lo, hi]` (constants of `x`'s dtype `d`) by Maximum then Minimum.

@@ -92,26 +92,8 @@ pub(super) fn expand(
                 &[&x],
                 &[("T", f32t.clone()), ("out_type", i32t.clone())],
             );
-            let (begin, end, stride) = (
-                e.int32_vec_const("strided_slice/stack", &[-3]),
-                e.int32_vec_const("strided_slice/stack_1", &[0]),
-                e.int32_vec_const("strided_slice/stack_2", &[1]),
-            );
-            let mask = |k: &'static str, v: i64| (k, int_attr(v));
-            let last3 = e.add(
-                "strided_slice",
-                "StridedSlice",
-                &[&shape, &begin, &end, &stride],
-                &[
-                    ("T", i32t.clone()),
-                    ("Index", i32t.clone()),
-                    mask("begin_mask", 0),
-                    mask("end_mask", 1),
-                    mask("ellipsis_mask", 0),
-                    mask("new_axis_mask", 0),
-                    mask("shrink_axis_mask", 0),
-                ],
-            );
+            let last3 =
+                e.strided_slice("strided_slice", &shape, DType::I32, &[-3], &[0], &[1], 0, 1);
             let axis0 = e.int32_vec_const("Const", &[0]);
             let n = e.add(
                 "Prod",
@@ -323,26 +305,8 @@ pub(super) fn expand(
                     &[image],
                     &[("T", ta.clone()), ("out_type", i32t.clone())],
                 );
-                let (b, en, st) = (
-                    e.int32_vec_const("strided_slice/stack", &[0]),
-                    e.int32_vec_const("strided_slice/stack_1", &[1]),
-                    e.int32_vec_const("strided_slice/stack_2", &[1]),
-                );
-                let mask = |k: &'static str| (k, int_attr(0));
-                let batch = e.add(
-                    "strided_slice",
-                    "StridedSlice",
-                    &[&shape, &b, &en, &st],
-                    &[
-                        ("T", i32t.clone()),
-                        ("Index", i32t.clone()),
-                        mask("begin_mask"),
-                        mask("end_mask"),
-                        mask("ellipsis_mask"),
-                        mask("new_axis_mask"),
-                        mask("shrink_axis_mask"),
-                    ],
-                );
+                let batch =
+                    e.strided_slice("strided_slice", &shape, DType::I32, &[0], &[1], &[1], 0, 0);
                 let u = e.add(
                     "random_uniform/RandomUniform",
                     "RandomUniform",
@@ -469,25 +433,15 @@ pub(super) fn expand(
                         &[&rows],
                         &[("T", ta.clone()), ("out_type", i32t.clone())],
                     );
-                    let (b, en, st) = (
-                        e.int32_vec_const(&format!("rows_{k}/begin"), &[0]),
-                        e.int32_vec_const(&format!("rows_{k}/end"), &[1]),
-                        e.int32_vec_const(&format!("rows_{k}/strides"), &[1]),
-                    );
-                    let mask = |m: &'static str| (m, int_attr(0));
-                    let count = e.add(
+                    let count = e.strided_slice(
                         &format!("rows_{k}"),
-                        "StridedSlice",
-                        &[&shape, &b, &en, &st],
-                        &[
-                            ("T", i32t.clone()),
-                            ("Index", i32t.clone()),
-                            mask("begin_mask"),
-                            mask("end_mask"),
-                            mask("ellipsis_mask"),
-                            mask("new_axis_mask"),
-                            mask("shrink_axis_mask"),
-                        ],
+                        &shape,
+                        DType::I32,
+                        &[0],
+                        &[1],
+                        &[1],
+                        0,
+                        0,
                     );
                     partitions = e.add(
                         &format!("Fill_{k}"),

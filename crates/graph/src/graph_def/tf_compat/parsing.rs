@@ -57,38 +57,10 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
             let ids = &inputs[2..inputs.len() - 1];
             let values = inputs.last()?;
             let (i32t, i64t) = (type_attr(DType::I32), type_attr(DType::I64));
-            let slice = |e: &mut Expansion<'_>,
-                         name: &str,
-                         x: &str,
-                         b: &[i32],
-                         en: &[i32],
-                         st: &[i32],
-                         bm: i64,
-                         em: i64| {
-                let (b, en, st) = (
-                    e.int32_vec_const(&format!("{name}/stack"), b),
-                    e.int32_vec_const(&format!("{name}/stack_1"), en),
-                    e.int32_vec_const(&format!("{name}/stack_2"), st),
-                );
-                e.add(
-                    name,
-                    "StridedSlice",
-                    &[x, &b, &en, &st],
-                    &[
-                        ("T", type_attr(DType::I64)),
-                        ("Index", type_attr(DType::I32)),
-                        ("begin_mask", int_attr(bm)),
-                        ("end_mask", int_attr(em)),
-                        ("ellipsis_mask", int_attr(0)),
-                        ("new_axis_mask", int_attr(0)),
-                        ("shrink_axis_mask", int_attr(0)),
-                    ],
-                )
-            };
-            let kept = slice(
-                e,
+            let kept = e.strided_slice(
                 "strided_slice",
                 &inputs[0],
+                DType::I64,
                 &[0, 0],
                 &[0, -1],
                 &[1, 1],
@@ -121,7 +93,16 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
                 )
             };
             let indices = concat(e, "concat", &columns, 1);
-            let outer = slice(e, "strided_slice_1", &inputs[1], &[0], &[-1], &[1], 1, 0);
+            let outer = e.strided_slice(
+                "strided_slice_1",
+                &inputs[1],
+                DType::I64,
+                &[0],
+                &[-1],
+                &[1],
+                1,
+                0,
+            );
             let vocab = e.int64_vec_const("vocab_size", &sizes);
             let shape = concat(e, "concat_1", &[outer, vocab], 0);
             let (indices, values) = if sorted {
