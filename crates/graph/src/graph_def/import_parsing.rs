@@ -18,6 +18,18 @@ pub(super) struct WeirForm {
     pub(super) attrs: Vec<(String, AttrValueProto)>,
 }
 
+/// The attributes TensorFlow's sequence parsers share with weir's, unchanged.
+const SEQUENCE_ATTRS: &[&str] = &[
+    "Ncontext_sparse",
+    "context_sparse_types",
+    "Tcontext_dense",
+    "context_dense_shapes",
+    "Nfeature_list_sparse",
+    "feature_list_sparse_types",
+    "feature_list_dense_types",
+    "feature_list_dense_shapes",
+];
+
 fn strs(v: Vec<String>) -> AttrValueProto {
     AttrValueProto {
         value: Some(Value::List(ListValue {
@@ -144,16 +156,7 @@ pub(super) fn weir_form(
                 ),
                 ("feature_list_dense_keys", count(n, "Nfeature_list_dense")?),
             ];
-            let mut attrs = copy(&[
-                "Ncontext_sparse",
-                "context_sparse_types",
-                "Tcontext_dense",
-                "context_dense_shapes",
-                "Nfeature_list_sparse",
-                "feature_list_sparse_types",
-                "feature_list_dense_types",
-                "feature_list_dense_shapes",
-            ]);
+            let mut attrs = copy(SEQUENCE_ATTRS);
             let missing = constant_strings(n, 1, by_name)?;
             attrs.push((
                 "feature_list_dense_missing_assumed_empty".into(),
@@ -189,16 +192,7 @@ pub(super) fn weir_form(
                     n.name
                 )));
             }
-            let mut attrs = copy(&[
-                "Ncontext_sparse",
-                "context_sparse_types",
-                "Tcontext_dense",
-                "context_dense_shapes",
-                "Nfeature_list_sparse",
-                "feature_list_sparse_types",
-                "feature_list_dense_types",
-                "feature_list_dense_shapes",
-            ]);
+            let mut attrs = copy(SEQUENCE_ATTRS);
             for (group, input) in [
                 ("context_sparse_keys", 2),
                 ("context_dense_keys", 3),
