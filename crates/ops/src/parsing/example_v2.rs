@@ -37,7 +37,12 @@ struct Keyed {
 }
 
 /// The strings of key input `index` (`what` in messages), which must be a vector of `expected`.
-fn keys(ctx: &OpContext<'_>, index: usize, what: &str, expected: usize) -> Result<Vec<Bytes>> {
+fn keys<'c>(
+    ctx: &'c OpContext<'_>,
+    index: usize,
+    what: &str,
+    expected: usize,
+) -> Result<&'c [Bytes]> {
     let t: &Tensor = ctx.input(index);
     if t.rank() != 1 {
         return Err(Error::invalid_argument(format!(
@@ -45,7 +50,7 @@ fn keys(ctx: &OpContext<'_>, index: usize, what: &str, expected: usize) -> Resul
             format_dims(t.shape())
         )));
     }
-    let keys = t.as_slice::<Bytes>()?.to_vec();
+    let keys = t.as_slice::<Bytes>()?;
     if keys.len() != expected {
         return Err(Error::invalid_argument(format!(
             "Expected len({what}) == {expected} (from the op's types), got {}",
@@ -62,6 +67,8 @@ fn text(keys: &[Bytes]) -> Vec<String> {
 }
 
 impl ParseExampleV2Kernel {
+    /// The parser for this run's keys: the cached one when they are the same (compared in
+    /// place, so a run of the usual constant keys allocates nothing).
     fn config(&self, ctx: &OpContext<'_>) -> Result<Arc<Keyed>> {
         let sparse_keys = keys(ctx, 2, "sparse_keys", self.sparse_types.len())?;
         let dense_keys = keys(ctx, 3, "dense_keys", self.tdense.len())?;
@@ -78,15 +85,15 @@ impl ParseExampleV2Kernel {
                 return Ok(k.clone());
             }
         }
-        let dense = dense_specs(text(&dense_keys), &self.tdense, &self.dense_shapes)?;
-        let sparse = text(&sparse_keys)
+        let dense = dense_specs(text(dense_keys), &self.tdense, &self.dense_shapes)?;
+        let sparse = text(sparse_keys)
             .into_iter()
             .zip(self.sparse_types.iter().copied())
             .collect();
         let cfg = ExampleConfig::new(dense, sparse)?;
         let k = Arc::new(Keyed {
-            sparse_keys,
-            dense_keys,
+            sparse_keys: sparse_keys.to_vec(),
+            dense_keys: dense_keys.to_vec(),
             as_f32: vec![AsF32::default(); cfg.dense.len()],
             cfg,
         });

@@ -2,7 +2,7 @@
 //! and the private ops of the `tf.train` input helpers.
 
 use super::expansion::{int_attr, type_attr, type_list, Expansion};
-use super::seed;
+use super::{seed, type_of};
 use crate::graph_def::proto::attr_value_proto::Value;
 use crate::graph_def::proto::AttrValueProto;
 use crate::{AttrValue, DType, Node};
@@ -49,10 +49,7 @@ pub(super) fn expand(
     producers: &[(&Node, usize)],
     e: &mut Expansion<'_>,
 ) -> Option<()> {
-    let ty = |k: &str| match node.attrs().get(k) {
-        Some(AttrValue::Type(d)) => Some(*d),
-        _ => None,
-    };
+    let ty = |k: &str| type_of(node, k);
     match node.op_type() {
         // image_ops.per_image_standardization: (x - mean) / max(stddev, rsqrt(N)) over the
         // last three dimensions, in float32; stddev is reduce_std's sqrt of the mean squared

@@ -13,6 +13,14 @@ use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, NodeDef};
 use crate::{AttrValue, DType, Node};
 
+/// `node`'s type attribute `k`, if it has one.
+fn type_of(node: &Node, k: &str) -> Option<DType> {
+    match node.attrs().get(k) {
+        Some(AttrValue::Type(d)) => Some(*d),
+        _ => None,
+    }
+}
+
 /// A random op's `seed` or `seed2` attribute (0, TensorFlow's default, when unset).
 fn seed(node: &Node, attr: &str) -> i64 {
     match node.attrs().get(attr) {
@@ -35,10 +43,7 @@ pub(super) fn expand(
         controls: controls.to_vec(),
         nodes: Vec::new(),
     };
-    let ty = |k: &str| match node.attrs().get(k) {
-        Some(AttrValue::Type(d)) => Some(*d),
-        _ => None,
-    };
+    let ty = |k: &str| type_of(node, k);
     match node.op_type() {
         // math_ops.reduced_shape: the input shape with the reduced axes set to 1.
         "ReducedShape" => {

@@ -42,10 +42,7 @@ pub(super) fn expand(node: &Node, inputs: &[String], e: &mut Expansion<'_>) -> O
         // their last column, then each id as a column; the shape but its last entry, then the
         // sizes; SparseReorder unless the ids are already sorted.
         "SparseFeatureMerge" => {
-            let t = match node.attrs().get("T") {
-                Some(AttrValue::Type(t)) => *t,
-                _ => return None,
-            };
+            let t = super::type_of(node, "T")?;
             let sizes = match node.attrs().get("sizes") {
                 Some(AttrValue::Ints(v)) => v.clone(),
                 _ => return None,
