@@ -7,6 +7,7 @@ mod cli_convert;
 mod cli_graph;
 mod cli_records;
 mod concurrency;
+mod cond;
 mod digits_pipeline;
 mod graph;
 mod graph_def;

@@ -76,6 +76,28 @@ pub trait Kernel: Send + Sync {
     fn with_outputs_packed(&self, _axis: i64) -> Option<Arc<dyn Kernel>> {
         None
     }
+
+    /// How the kernel takes part in control flow's dead values; see [`ControlFlowRole`].
+    fn control_flow_role(&self) -> ControlFlowRole {
+        ControlFlowRole::Plain
+    }
+}
+
+/// How a kernel treats dead values, the values of the branch of a `tf.cond` that was not taken
+/// (TensorFlow's executor special-cases `Switch` and `Merge` the same way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ControlFlowRole {
+    /// Any dead input (or dead control input) makes the op dead without running it: all its
+    /// outputs are dead. Most ops.
+    #[default]
+    Plain,
+    /// Like `Plain`, except that the kernel may mark some outputs dead
+    /// ([`OpContext::mark_output_dead`]): `Switch`.
+    Switch,
+    /// Runs when any data input is live, seeing which are dead
+    /// ([`OpContext::input_is_dead`]); dead only when all data inputs are (its control inputs'
+    /// deadness does not count): `Merge`.
+    Merge,
 }
 
 /// A float32 `Mul` or `RealDiv` by a scalar constant, as a producing kernel applies it to its
@@ -120,6 +142,10 @@ pub struct OpContext<'a> {
     deadline: Option<Instant>,
     /// Bit `i` set: nothing reads output `i` in this run.
     unused_outputs: u64,
+    /// Bit `i` set: input `i` is dead (a Merge's untaken branch) and holds a placeholder.
+    dead_inputs: u64,
+    /// Bit `i` set: the kernel marked output `i` dead.
+    dead_outputs: u64,
 }
 
 impl<'a> OpContext<'a> {
@@ -140,7 +166,34 @@ impl<'a> OpContext<'a> {
             cancellation,
             deadline,
             unused_outputs: 0,
+            dead_inputs: 0,
+            dead_outputs: 0,
         }
+    }
+
+    /// Marks the dead inputs (bit `i` for input `i`), which hold placeholders: only a kernel
+    /// whose role is [`ControlFlowRole::Merge`] is ever run with any.
+    pub fn with_dead_inputs(mut self, mask: u64) -> Self {
+        self.dead_inputs = mask;
+        self
+    }
+
+    /// Whether input `i` is dead (see [`ControlFlowRole::Merge`]).
+    pub fn input_is_dead(&self, i: usize) -> bool {
+        i < 64 && self.dead_inputs & (1 << i) != 0
+    }
+
+    /// Marks output `i` (of the first 64) dead: the kernel leaves it unset and whatever reads it
+    /// does not run (see [`ControlFlowRole::Switch`]).
+    pub fn mark_output_dead(&mut self, i: usize) {
+        if i < 64 {
+            self.dead_outputs |= 1 << i;
+        }
+    }
+
+    /// The outputs the kernel marked dead, bit `i` for output `i`.
+    pub fn dead_outputs(&self) -> u64 {
+        self.dead_outputs
     }
 
     /// Marks the outputs nothing reads in this run (bit `i` for output `i`, the first 64): a

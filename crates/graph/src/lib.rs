@@ -26,10 +26,10 @@ pub use cancellation::{deadline_exceeded, CancelRegistration, CancellationToken,
 pub use dtype::DType;
 pub use error::{Code, Error, NodeContext, Result};
 pub use graph::{
-    graph_keys, CollectionItem, ControlDependencies, Graph, InitScope, NameScope, OpBuilder,
-    DEFAULT_GRAPH_SEED,
+    graph_keys, CollectionItem, ControlDependencies, ControlFlowContext, ControlFlowGuard, Graph,
+    InitScope, NameScope, OpBuilder, DEFAULT_GRAPH_SEED,
 };
-pub use kernel::{Kernel, OpContext, OutputScale};
+pub use kernel::{ControlFlowRole, Kernel, OpContext, OutputScale};
 pub use node::{Node, Operation, Output};
 pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, ShapeFn};
 pub use overload::{scalar_of, ScalarOperand};

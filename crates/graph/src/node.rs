@@ -17,6 +17,8 @@ pub struct Node {
     pub(crate) attrs: Attrs,
     pub(crate) output_dtypes: Vec<DType>,
     pub(crate) output_shapes: Vec<Shape>,
+    /// The control-flow context the node was built in (a `cond` branch), by id.
+    pub(crate) context: Option<usize>,
 }
 
 impl Node {
@@ -81,6 +83,11 @@ impl Node {
     /// The static shapes of the outputs.
     pub fn output_shapes(&self) -> &[Shape] {
         &self.output_shapes
+    }
+
+    /// The id of the control-flow context (a branch of `cond`) the node was built in.
+    pub fn control_flow_context(&self) -> Option<usize> {
+        self.context
     }
 
     /// Whether the op type is stateful.

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 use weir_graph::{
-    deadline_exceeded, CancellationToken, Error, OpContext, ResourceManager, Result, Tensor,
+    deadline_exceeded, CancellationToken, ControlFlowRole, Error, OpContext, ResourceManager,
+    Result, Tensor,
 };
 
 use crate::plan::{Plan, Step};
@@ -37,13 +38,56 @@ fn check_live(env: &RunEnv<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Runs one step's kernel; returns its outputs, checked against the node's signature.
+/// Whether `step` runs, given which values are dead: `None` when it is dead (it does not run
+/// and its outputs are dead), else the mask of its dead data inputs (only ever nonzero for a
+/// Merge). A dead value is an empty slot: a slot is emptied early only by its last reader.
+///
+/// TensorFlow's rules: any dead input or dead control input makes an op dead, except a Merge,
+/// which is dead only when all its data inputs are. A Merge forwards the live input that
+/// arrived first: a fed one (the `num_feeds` first slots hold the feeds) arrives before any
+/// computed one, so the others are then passed to it as dead.
+fn live_inputs(
+    step: &Step,
+    slots: &[Option<Tensor>],
+    step_dead: &[bool],
+    num_feeds: usize,
+) -> Option<u64> {
+    let mut mask = 0u64;
+    let mut dead = 0;
+    for (k, r) in step.inputs.iter().enumerate() {
+        if slots[r.slot].is_none() {
+            dead += 1;
+            if k < 64 {
+                mask |= 1 << k;
+            }
+        }
+    }
+    match step.role {
+        ControlFlowRole::Merge => {
+            let fed = step
+                .inputs
+                .iter()
+                .take(64)
+                .position(|r| r.slot < num_feeds && slots[r.slot].is_some());
+            match fed {
+                Some(k) if dead + 1 < step.inputs.len() => Some(!(1u64 << k)),
+                _ => (dead < step.inputs.len()).then_some(mask),
+            }
+        }
+        _ => (dead == 0 && !step.control_steps.iter().any(|&c| step_dead[c])).then_some(0),
+    }
+}
+
+/// Runs one step's kernel; returns its outputs, checked against the node's signature, and the
+/// mask of the outputs it marked dead (a Switch's untaken side). `dead_inputs` marks the inputs
+/// that are dead placeholders (a Merge's).
 fn run_step(
     step: &Step,
     inputs: &mut Vec<Tensor>,
     outputs: &mut Vec<Option<Tensor>>,
+    dead_inputs: u64,
     env: &RunEnv<'_>,
-) -> Result<()> {
+) -> Result<u64> {
     outputs.clear();
     outputs.resize_with(step.outputs.len(), || None);
     let node = &step.node;
@@ -55,10 +99,12 @@ fn run_step(
         env.cancellation,
         env.deadline,
     )
-    .with_unused_outputs(step.unused_outputs);
+    .with_unused_outputs(step.unused_outputs)
+    .with_dead_inputs(dead_inputs);
     step.kernel
         .compute(&mut ctx)
         .map_err(|e| e.with_node(node.name(), node.op_type()))?;
+    let dead = ctx.dead_outputs();
     for (i, o) in outputs.iter().enumerate() {
         match o {
             Some(t) if t.dtype() == step.output_dtypes[i] => {}
@@ -70,15 +116,15 @@ fn run_step(
                 ))
                 .with_node(node.name(), node.op_type()))
             }
-            // Only an output nothing reads may be left unset.
-            None if step.outputs[i].is_none() => {}
+            // Only an output nothing reads, or a dead one, may be left unset.
+            None if step.outputs[i].is_none() || (i < 64 && dead & (1 << i) != 0) => {}
             None => {
                 return Err(Error::internal(format!("Kernel did not set output {i}"))
                     .with_node(node.name(), node.op_type()))
             }
         }
     }
-    Ok(())
+    Ok(dead)
 }
 
 fn missing_slot(step: &Step) -> Error {
@@ -93,6 +139,8 @@ pub(crate) struct Scratch {
     pub slots: Vec<Option<Tensor>>,
     inputs: Vec<Tensor>,
     outputs: Vec<Option<Tensor>>,
+    /// Per step, whether it was dead in this run (plans with control flow only).
+    step_dead: Vec<bool>,
 }
 
 thread_local! {
@@ -110,6 +158,7 @@ impl Scratch {
         self.slots.clear();
         self.inputs.clear();
         self.outputs.clear();
+        self.step_dead.clear();
         SCRATCH.with(|s| s.set(Some(self)));
     }
 }
@@ -134,7 +183,12 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
         slots,
         inputs,
         outputs,
+        step_dead,
     } = scratch;
+    if plan.control_flow {
+        step_dead.clear();
+        step_dead.resize(plan.steps.len(), false);
+    }
     let cell = plan
         .local
         .get_or(|| std::cell::RefCell::new(vec![None; plan.steps.len()]));
@@ -142,6 +196,16 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
     let mut local = cell.try_borrow_mut().ok();
     for (i, step) in plan.steps.iter().enumerate() {
         let start = env.trace.map(|_| Instant::now());
+        let mut dead_inputs = 0;
+        if plan.control_flow {
+            match live_inputs(step, slots, step_dead, plan.feed_slots.len()) {
+                Some(mask) => dead_inputs = mask,
+                None => {
+                    step_dead[i] = true;
+                    continue;
+                }
+            }
+        }
         if step.fixed {
             if let Some(t) = local.as_ref().and_then(|l| l[i].as_ref()) {
                 if let (Some(trace), Some(start)) = (env.trace, start) {
@@ -165,9 +229,13 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
                 } else {
                     slots[r.slot].clone()
                 };
-                inputs.push(t.ok_or_else(|| missing_slot(step))?);
+                inputs.push(match t {
+                    Some(t) => t,
+                    None if dead_inputs != 0 => Tensor::empty_placeholder(),
+                    None => return Err(missing_slot(step)),
+                });
             }
-            run_step(step, inputs, outputs, env)?;
+            run_step(step, inputs, outputs, dead_inputs, env)?;
         }
         if let (Some(trace), Some(start)) = (env.trace, start) {
             trace.record(i, start, outputs);
@@ -200,10 +268,36 @@ struct Shared {
     in_flight: usize,
     done: usize,
     error: Option<Error>,
+    /// Per step, whether it was dead (plans with control flow only).
+    step_dead: Vec<bool>,
 }
 
 impl Shared {
+    /// Queues a step whose inputs are all there; a dead one is completed at once, without
+    /// running, and so are the consumers it makes ready that are dead too.
     fn push_ready(&mut self, plan: &Plan, idx: usize) {
+        if !plan.control_flow {
+            return self.push_live(plan, idx);
+        }
+        let mut ready = vec![idx];
+        while let Some(idx) = ready.pop() {
+            let step = &plan.steps[idx];
+            if live_inputs(step, &self.slots, &self.step_dead, plan.feed_slots.len()).is_some() {
+                self.push_live(plan, idx);
+                continue;
+            }
+            self.step_dead[idx] = true;
+            self.done += 1;
+            for &c in &step.consumers {
+                self.pending[c] -= 1;
+                if self.pending[c] == 0 {
+                    ready.push(c);
+                }
+            }
+        }
+    }
+
+    fn push_live(&mut self, plan: &Plan, idx: usize) {
         let s = &plan.steps[idx];
         // The calling thread belongs to this run, so a blocking step (a queue's enqueue or
         // dequeue, a reader) waits there rather than on a pool thread: runs blocked on queues
@@ -242,15 +336,31 @@ impl Dataflow {
         }
     }
 
-    fn gather(&self, st: &Shared, idx: usize) -> Result<Vec<Tensor>> {
+    /// The step's inputs, with the mask of the dead ones (a Merge's), given as placeholders.
+    fn gather(&self, st: &Shared, idx: usize) -> Result<(Vec<Tensor>, u64)> {
         let step = &self.plan.steps[idx];
-        step.inputs
+        let dead = if self.plan.control_flow {
+            live_inputs(step, &st.slots, &st.step_dead, self.plan.feed_slots.len()).unwrap_or(0)
+        } else {
+            0
+        };
+        let inputs = step
+            .inputs
             .iter()
-            .map(|r| st.slots[r.slot].clone().ok_or_else(|| missing_slot(step)))
-            .collect()
+            .map(|r| match &st.slots[r.slot] {
+                Some(t) => Ok(t.clone()),
+                None if dead != 0 => Ok(Tensor::empty_placeholder()),
+                None => Err(missing_slot(step)),
+            })
+            .collect::<Result<_>>()?;
+        Ok((inputs, dead))
     }
 
-    fn execute(&self, idx: usize, mut inputs: Vec<Tensor>) -> Result<Vec<Option<Tensor>>> {
+    fn execute(
+        &self,
+        idx: usize,
+        (mut inputs, dead): (Vec<Tensor>, u64),
+    ) -> Result<Vec<Option<Tensor>>> {
         let start = self.trace.as_ref().map(|_| Instant::now());
         let outputs = match &self.plan.steps[idx].constant {
             Some(t) => vec![Some(t.clone())],
@@ -258,7 +368,7 @@ impl Dataflow {
                 let env = self.env();
                 let mut outputs = Vec::new();
                 check_live(&env)?;
-                run_step(&self.plan.steps[idx], &mut inputs, &mut outputs, &env)?;
+                run_step(&self.plan.steps[idx], &mut inputs, &mut outputs, dead, &env)?;
                 outputs
             }
         };
@@ -424,6 +534,14 @@ pub(crate) fn run_parallel(
         in_flight: 0,
         done: 0,
         error: None,
+        step_dead: vec![
+            false;
+            if plan.control_flow {
+                plan.steps.len()
+            } else {
+                0
+            }
+        ],
     };
     for i in 0..plan.steps.len() {
         if shared.pending[i] == 0 {

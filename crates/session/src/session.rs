@@ -301,10 +301,15 @@ impl SessionHandle {
         }
         plan.fetch_slots
             .iter()
-            .map(|&s| {
-                scratch.slots[s]
-                    .clone()
-                    .ok_or_else(|| Error::internal("A fetched tensor was not computed"))
+            .enumerate()
+            .map(|(k, &s)| {
+                scratch.slots[s].clone().ok_or_else(|| {
+                    if plan.control_flow {
+                        dead_fetch(plan, k)
+                    } else {
+                        Error::internal("A fetched tensor was not computed")
+                    }
+                })
             })
             .collect()
     }
@@ -435,4 +440,17 @@ impl SessionHandle {
         kernels.insert(node.id(), k.clone());
         Ok(k)
     }
+}
+
+/// The error for fetching a value of an untaken `cond` branch. TensorFlow's session sorts the
+/// fetched names before running, and its message counts in that order.
+fn dead_fetch(plan: &Plan, k: usize) -> Error {
+    let mut names: Vec<&str> = plan.fetch_names.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let index = names
+        .iter()
+        .position(|n| *n == plan.fetch_names[k])
+        .unwrap_or(k);
+    Error::invalid_argument(format!("Retval[{index}] does not have value"))
 }

@@ -12,10 +12,12 @@ use crate::node::{Node, Operation, Output};
 use crate::{Error, Result};
 
 mod collections;
+mod control_flow;
 mod op_builder;
 
 use collections::ItemRef;
 pub use collections::{graph_keys, CollectionItem};
+pub use control_flow::{ControlFlowContext, ControlFlowGuard};
 pub use op_builder::OpBuilder;
 
 /// TensorFlow's `DEFAULT_GRAPH_SEED`, used when only an op-level seed is given.
@@ -32,6 +34,9 @@ struct State {
     collections: HashMap<String, Vec<ItemRef>>,
     objects: Vec<Arc<dyn Any + Send + Sync>>,
     seed: Option<i64>,
+    /// Every control-flow context ever entered, by id, and the ids of those entered now.
+    contexts: Vec<control_flow::ContextEntry>,
+    context_stack: Vec<usize>,
 }
 
 struct Inner {

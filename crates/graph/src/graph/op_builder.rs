@@ -18,6 +18,7 @@ impl Graph {
             inputs: Vec::new(),
             control_inputs: Vec::new(),
             attrs: Attrs::new(),
+            member_of: None,
         }
     }
 }
@@ -31,6 +32,8 @@ pub struct OpBuilder {
     inputs: Vec<Output>,
     control_inputs: Vec<Operation>,
     attrs: Attrs,
+    /// Set: the node belongs to this control-flow context, and no context rewrites it.
+    member_of: Option<usize>,
 }
 
 impl OpBuilder {
@@ -72,17 +75,30 @@ impl OpBuilder {
         self
     }
 
+    /// Makes the node a member of control-flow context `id` as it is, without passing it through
+    /// the current context: what a context builds for itself (the `Switch` guarding a value),
+    /// as TensorFlow builds it outside any context and then sets its context.
+    pub fn member_of_context(mut self, id: usize) -> OpBuilder {
+        self.member_of = Some(id);
+        self
+    }
+
     /// Validates and adds the node; errors name the node and its op type.
     pub fn build(self) -> Result<Operation> {
         let OpBuilder {
             graph,
             op_type,
             name,
-            inputs,
-            control_inputs,
+            mut inputs,
+            mut control_inputs,
             mut attrs,
+            member_of,
         } = self;
         let def = registry::op_def(&op_type)?;
+        let context = match member_of {
+            Some(_) => None,
+            None => graph.current_control_flow_context(),
+        };
         let mut st = graph.0.state.write();
         let base = name.unwrap_or_else(|| op_type.clone());
         let name = if let Some(exact) = base.strip_suffix('/') {
@@ -114,6 +130,14 @@ impl OpBuilder {
                     c.id
                 ))));
             }
+        }
+        if let Some((_, ctx)) = &context {
+            // The context builds ops of its own (a Switch guarding an input), so the graph must
+            // not be locked; the name is already reserved.
+            drop(st);
+            ctx.add_op(&graph, &name, &mut inputs, &mut control_inputs)
+                .map_err(fail)?;
+            st = graph.0.state.write();
         }
         let in_nodes: Vec<&Arc<Node>> = inputs.iter().map(|o| &st.nodes[o.node]).collect();
         let input_dtypes: Vec<_> = inputs
@@ -154,6 +178,7 @@ impl OpBuilder {
             attrs,
             output_dtypes,
             output_shapes,
+            context: member_of.or(context.map(|(id, _)| id)),
         };
         st.nodes.push(Arc::new(node));
         st.by_name.insert(name, id);

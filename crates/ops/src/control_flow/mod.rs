@@ -1,8 +1,13 @@
-//! Control-flow ops: `no_op`, `group`, `tuple` and `Assert`.
+//! Control-flow ops: `no_op`, `group`, `tuple`, `Assert`, and `cond` with its `Switch` and
+//! `Merge`.
 
 mod assert;
+mod cond;
+mod switch_merge;
 
 pub use assert::{assert, Assert};
+pub use cond::{cond, Cond, CondOutputs, CondValue};
+pub use switch_merge::{merge, merge_named, switch, switch_named};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result};
@@ -66,4 +71,5 @@ pub(crate) fn register_all_ops() {
     register_op(OpDef::new("NoOp"));
     register_kernel("NoOp", |_| Ok(Box::new(NoOpKernel)));
     assert::register();
+    switch_merge::register();
 }

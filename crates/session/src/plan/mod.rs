@@ -7,7 +7,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use thread_local::ThreadLocal;
-use weir_graph::{DType, Error, Graph, Kernel, Node, Result, Shape, Tensor};
+use weir_graph::{ControlFlowRole, DType, Error, Graph, Kernel, Node, Result, Shape, Tensor};
 
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +40,11 @@ pub(crate) struct Step {
     /// A constant, or a kernel whose output never changes once computed (a resource handle):
     /// the sequential executor keeps a copy of its value per thread (`Plan::local`).
     pub fixed: bool,
+    /// How the kernel treats dead values (a `Switch`, a `Merge`, or any other op).
+    pub role: ControlFlowRole,
+    /// The steps of the node's control inputs: a dead one makes this step dead (unless it is a
+    /// Merge). Empty when the plan has no control flow.
+    pub control_steps: Vec<usize>,
 }
 
 /// A check applied to each fed value.
@@ -59,6 +64,10 @@ pub(crate) struct Plan {
     pub fetch_slots: Vec<usize>,
     /// Whether independent expensive steps make the parallel executor worth its overhead.
     pub parallel: bool,
+    /// Whether a step is a `Switch` (so values may be dead and the executors track deadness).
+    pub control_flow: bool,
+    /// `node:index` of each fetch, for the error a dead fetch gives.
+    pub fetch_names: Vec<String>,
     /// Per thread, the values of the fixed steps (by step index) as copies of that thread's own.
     ///
     /// Queue runners run one plan on several threads at once. Were they all to clone the same
@@ -270,6 +279,9 @@ pub(crate) fn build_plan(
                 .map_or(nodes[n].inputs(), Vec::as_slice)
         };
         let order = blocking_steps_last(nodes, &ids, &fed, |n| kernels[&n].may_block());
+        let control_flow = ids
+            .iter()
+            .any(|n| kernels[n].control_flow_role() == ControlFlowRole::Switch);
 
         // Slots: one per fed tensor, then one per output of each step.
         let mut slot_of: HashMap<(usize, usize), usize> = HashMap::new();
@@ -366,6 +378,12 @@ pub(crate) fn build_plan(
             let fixed =
                 constant.is_some() || (kernel.output_is_fixed() && node.output_dtypes().len() == 1);
             let deps = deps_of_node(node, &fed, |m| step_of[&m]);
+            let role = kernel.control_flow_role();
+            let control_steps = if control_flow {
+                node.control_inputs().iter().map(|c| step_of[c]).collect()
+            } else {
+                Vec::new()
+            };
             let me = steps.len();
             for &d in &deps {
                 steps[d].consumers.push(me);
@@ -392,6 +410,8 @@ pub(crate) fn build_plan(
                 unused_outputs,
                 constant,
                 fixed,
+                role,
+                control_steps,
             });
         }
         let feed_slots = key
@@ -421,6 +441,11 @@ pub(crate) fn build_plan(
                     .collect::<Vec<_>>(),
                 &deps_of,
             );
+        let fetch_names = key
+            .fetches
+            .iter()
+            .map(|&(n, i)| format!("{}:{i}", nodes[n].name()))
+            .collect();
         Ok(Plan {
             steps,
             num_slots,
@@ -428,6 +453,8 @@ pub(crate) fn build_plan(
             feed_checks,
             fetch_slots,
             parallel,
+            control_flow,
+            fetch_names,
             local: ThreadLocal::new(),
         })
     })

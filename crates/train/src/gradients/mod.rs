@@ -8,6 +8,7 @@
 
 mod array_grad;
 pub mod check;
+mod control_flow_grad;
 mod math_grad;
 mod nn_grad;
 mod registry;
@@ -55,6 +56,7 @@ fn register_all() {
         math_grad::register();
         array_grad::register();
         nn_grad::register();
+        control_flow_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {
