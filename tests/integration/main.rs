@@ -11,6 +11,7 @@ mod cond;
 mod digits_pipeline;
 mod graph;
 mod graph_def;
+mod graph_def_cond;
 mod graph_def_import;
 mod graph_def_input_export;
 mod graph_def_pipeline;

@@ -207,5 +207,44 @@ with g.as_default():
     }
     open("parse_keys_as_inputs.pb", "wb").write(g.as_graph_def().SerializeToString())
 
+# tf.cond as TensorFlow 1 builds it (control flow v1: Switch and Merge): a branch per value of a
+# placeholder, a training step whose gradients TensorFlow took through the cond, and two queues
+# of which each run dequeues only from the taken branch's.
+tf1.disable_control_flow_v2()
+g = tf.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [None, 3], name="x")
+    p = tf1.placeholder(tf.bool, [], name="is_training")
+    w = tf1.Variable(np.array([[0.5, -1.0], [1.5, 0.25], [-0.5, 2.0]], np.float32), name="w", use_resource=False)
+    h = tf.matmul(x, w, name="h")
+    y = tf1.cond(p, lambda: tf.nn.relu(h) * 2.0, lambda: h - 1.0, name="branch")
+    loss = tf.reduce_sum(y * y, name="loss")
+    train = tf1.train.GradientDescentOptimizer(0.01).minimize(loss, name="train")
+    q1 = tf1.FIFOQueue(10, tf.int32, shapes=[[]], name="q_train")
+    q2 = tf1.FIFOQueue(10, tf.int32, shapes=[[]], name="q_eval")
+    fill1 = q1.enqueue_many([[1, 2, 3]], name="fill_train")
+    fill2 = q2.enqueue_many([[10, 20, 30]], name="fill_eval")
+    d = tf1.cond(p, q1.dequeue, q2.dequeue, name="next")
+    sizes = [q1.size(name="size_train"), q2.size(name="size_eval")]
+    init = tf1.global_variables_initializer()
+    xs = np.array([[1, 2, 3], [-1, 0.5, 2]], np.float32)
+    flags = [True, False, True, True]
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        ys = {str(b): s.run(y, {x: xs, p: b}).tolist() for b in [True, False]}
+        losses = [float(s.run([loss, train], {x: xs, p: b})[0]) for b in flags]
+        w_after = s.run(w).tolist()
+        s.run([fill1, fill2])
+        taken = [int(s.run(d, {p: b})) for b in [True, False, True]]
+        left = [int(v) for v in s.run(sizes)]
+    expected["cond_v1"] = {
+        "x": xs.tolist(), "y": y.name, "ys": ys, "loss": loss.name, "train": train.name,
+        "init": init.name, "flags": flags, "losses": losses, "w_after": w_after,
+        "fill": [fill1.name, fill2.name], "next": d.name, "taken": taken,
+        "sizes": [t.name for t in sizes], "left": left,
+        "ops": sorted(set(n.op for n in g.as_graph_def().node)),
+    }
+    open("cond_v1.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 json.dump(expected, open("expected.json", "w"), indent=1, sort_keys=True)
 print(json.dumps(expected, indent=1, sort_keys=True))
