@@ -60,7 +60,9 @@ pub mod prelude {
         ArrayExt, OneHot, Pad, PadMode, Placeholder, SequenceMask, SliceItem, StridedSlice,
         ELLIPSIS, NEW_AXIS,
     };
-    pub use weir_ops::control_flow::{cond, group, merge, no_op, switch, tuple, Assert, Cond};
+    pub use weir_ops::control_flow::{
+        cond, group, merge, no_op, switch, tuple, Assert, Case, Cond,
+    };
     pub use weir_ops::data_flow::{
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
     };

@@ -3,6 +3,7 @@
 //! what TensorFlow 2.21 gave for the same graph (`tf.compat.v1` with control flow v1).
 
 use weir::graph::Code;
+use weir::ops::array::identity_named;
 use weir::prelude::*;
 
 fn bool_placeholder(g: &Graph) -> Result<Output> {
@@ -411,5 +412,72 @@ fn an_optimizer_trains_through_a_cond() -> Result<()> {
         sess.run(&RunArgs::new().feed(&p, true).target(&step))?;
     }
     assert!((sess.eval(&wv)?.to_scalar::<f32>()? - 3.0).abs() < 1e-4);
+    Ok(())
+}
+
+#[test]
+fn case_takes_the_first_true_predicate_with_tensorflows_checks() -> Result<()> {
+    // tf.case([(x < 5, 1), (x < 10, 2)], default=3), the same with exclusive=True, and
+    // without a default.
+    let g = Graph::new();
+    let x = Placeholder::new(DType::I32)
+        .shape(Shape::scalar())
+        .name("x")
+        .build(&g)?;
+    let small = identity_named(less(&x, &constant(&g, 5i32)?)?, "small")?;
+    let medium = identity_named(less(&x, &constant(&g, 10i32)?)?, "medium")?;
+    let cases = |exclusive: bool, default: bool| -> Result<Output> {
+        let c = Case::new()
+            .when(&small, || constant(&g, 1i32))
+            .when(&medium, || constant(&g, 2i32))
+            .exclusive(exclusive);
+        if default {
+            c.default(|| constant(&g, 3i32)).build()
+        } else {
+            c.build()
+        }
+    };
+    let plain = cases(false, true)?;
+    let exclusive = cases(true, true)?;
+    let no_default = cases(false, false)?;
+    assert_eq!(plain.name(), "case/cond/Merge:0");
+    let sess = Session::new(&g)?;
+    let run = |t: &Output, v: i32| -> std::result::Result<i32, String> {
+        sess.run(&RunArgs::new().feed(&x, v).fetch(t))
+            .and_then(|r| r[0].to_scalar::<i32>())
+            .map_err(|e| {
+                assert_eq!(e.code(), Code::InvalidArgument, "{e}");
+                e.message().to_string()
+            })
+    };
+    assert_eq!(
+        [run(&plain, 1), run(&plain, 7), run(&plain, 12)],
+        [Ok(1), Ok(2), Ok(3)]
+    );
+    assert_eq!(run(&exclusive, 7), Ok(2));
+    assert_eq!(run(&exclusive, 12), Ok(3));
+    let err = run(&exclusive, 1).unwrap_err();
+    assert!(
+        err.contains("assertion failed: [Input error: exclusive=True: more than 1 conditions (small:0, medium:0) evaluated as True:] [1 1]"),
+        "{err}"
+    );
+    assert_eq!([run(&no_default, 1), run(&no_default, 7)], [Ok(1), Ok(2)]);
+    let err = run(&no_default, 12).unwrap_err();
+    assert!(
+        err.contains(
+            "assertion failed: [Input error: None of conditions evaluated as True:] [0 0]"
+        ),
+        "{err}"
+    );
+    let bad = Case::new()
+        .when(&constant(&g, 1i32)?, || constant(&g, 1i32))
+        .default(|| constant(&g, 3i32))
+        .build()
+        .unwrap_err();
+    assert!(
+        bad.message()
+            .starts_with("pred must be Tensor of type bool: Const"),
+        "{bad}"
+    );
     Ok(())
 }

@@ -1,11 +1,13 @@
-//! Control-flow ops: `no_op`, `group`, `tuple`, `Assert`, and `cond` with its `Switch` and
-//! `Merge`.
+//! Control-flow ops: `no_op`, `group`, `tuple`, `Assert`, and `cond` (with its `Switch` and
+//! `Merge`) and `case`.
 
 mod assert;
+mod case;
 mod cond;
 mod switch_merge;
 
 pub use assert::{assert, Assert};
+pub use case::Case;
 pub use cond::{cond, Cond, CondOutputs, CondValue};
 pub use switch_merge::{merge, merge_named, switch, switch_named};
 
