@@ -139,3 +139,196 @@ fn a_weir_cond_exports_as_switch_and_merge_and_reimports() -> Result<()> {
     }
     Ok(())
 }
+
+fn json_f32(v: &Json, key: &str) -> Vec<f32> {
+    f32s(&v[key])
+}
+
+#[test]
+fn tensorflow_2s_functional_cond_flip_and_call_lower_to_switch_merge_and_run_as_there() -> Result<()>
+{
+    let all: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
+    let want = &all["cond_v2"];
+    let ops: Vec<&str> = want["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains(&"StatelessIf") && ops.contains(&"PartitionedCall"),
+        "{ops:?}"
+    );
+    let gd = GraphDef::decode(&std::fs::read(data("cond_v2.pb")).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    let t = |name: &Json| g.tensor_by_name(name.as_str().unwrap()).unwrap();
+    let op = |name: &Json| g.operation_by_name(name.as_str().unwrap()).unwrap();
+    // The If's name is kept, by the node that forwards its merged outputs.
+    assert_eq!(
+        g.operation_by_name("branch").unwrap().op_type(),
+        "IdentityN"
+    );
+    assert!(g.operation_by_name("branch/output_0").is_some());
+    let (x, p) = (g.tensor_by_name("x:0")?, g.tensor_by_name("is_training:0")?);
+    let xs = Tensor::from_vec(&[2, 3], json_f32(want, "x"))?;
+    let sess = Session::new(&g)?;
+    sess.run(&RunArgs::new().target(&op(&want["init"])))?;
+    for b in [true, false] {
+        let r = sess.run(
+            &RunArgs::new()
+                .feed(&x, xs.clone())
+                .feed(&p, b)
+                .fetch(t(&want["y"])),
+        )?;
+        let key = if b { "True" } else { "False" };
+        close(&r[0].to_vec::<f32>()?, &f32s(&want["ys"][key]), key);
+    }
+    let r = sess.run(
+        &RunArgs::new()
+            .feed(&x, xs.clone())
+            .fetch(t(&want["called"])),
+    )?;
+    close(&r[0].to_vec::<f32>()?, &json_f32(want, "doubled"), "called");
+    // TensorFlow's gradient of the If (an If of its branches' gradient functions) trains w to
+    // TensorFlow's losses.
+    for (b, loss) in want["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(json_f32(want, "losses"))
+    {
+        let r = sess.run(
+            &RunArgs::new()
+                .feed(&x, xs.clone())
+                .feed(&p, b.as_bool().unwrap())
+                .fetch(t(&want["loss"]))
+                .target(&op(&want["train"])),
+        )?;
+        close(&[r[0].to_scalar::<f32>()?], &[loss], "loss");
+    }
+    close(
+        &sess.eval(t(&want["w_read"]))?.to_vec::<f32>()?,
+        &json_f32(want, "w_after"),
+        "w",
+    );
+    // random_flip_left_right, a StatelessIf on TensorFlow's seeded draw: the same flips.
+    for (k, flip) in want["flips"].as_array().unwrap().iter().enumerate() {
+        let r = sess.eval(t(&want["flipped"]))?;
+        let first_column: Vec<f32> = r
+            .to_vec::<f32>()?
+            .iter()
+            .step_by(3)
+            .take(4)
+            .copied()
+            .collect();
+        close(&first_column, &f32s(flip), &format!("flip {k}"));
+    }
+    Ok(())
+}
+
+/// One node of [`functional_graph`]: name, op, inputs and its function attribute.
+type Spec<'a> = (&'a str, &'a str, &'a [&'a str], Option<(&'a str, &'a str)>);
+
+/// A GraphDef of `nodes` with the functions `recursive`, each calling itself.
+fn functional_graph(nodes: &[Spec<'_>], recursive: &[&str]) -> GraphDef {
+    use weir::graph::graph_def::proto::{
+        attr_value_proto::Value, AttrValueProto, FunctionArg, FunctionDef, FunctionDefLibrary,
+        FunctionSignature, ListValue, NameAttrList, NodeDef,
+    };
+    let types = |t: Vec<i32>| AttrValueProto {
+        value: Some(Value::List(ListValue {
+            r#type: t,
+            ..ListValue::default()
+        })),
+    };
+    let func = |name: &str| AttrValueProto {
+        value: Some(Value::Func(NameAttrList {
+            name: name.to_string(),
+        })),
+    };
+    let node = |name: &str, op: &str, input: &[&str], f: Option<(&str, &str)>| {
+        let mut attr = std::collections::BTreeMap::new();
+        attr.insert("Tin".to_string(), types(vec![1]));
+        attr.insert("Tout".to_string(), types(vec![1]));
+        if let Some((key, name)) = f {
+            attr.insert(key.to_string(), func(name));
+        }
+        NodeDef {
+            name: name.to_string(),
+            op: op.to_string(),
+            input: input.iter().map(|s| s.to_string()).collect(),
+            device: String::new(),
+            attr,
+        }
+    };
+    let function = recursive
+        .iter()
+        .map(|&name| FunctionDef {
+            signature: Some(FunctionSignature {
+                name: name.to_string(),
+                input_arg: vec![FunctionArg {
+                    name: "a".into(),
+                    r#type: 1,
+                }],
+                output_arg: vec![FunctionArg {
+                    name: "r".into(),
+                    r#type: 1,
+                }],
+            }),
+            node_def: vec![node("again", "PartitionedCall", &["a"], Some(("f", name)))],
+            ret: [("r".to_string(), "again:output:0".to_string())].into(),
+            control_ret: Default::default(),
+        })
+        .collect();
+    GraphDef {
+        node: nodes
+            .iter()
+            .map(|&(n, op, inputs, f)| node(n, op, inputs, f))
+            .collect(),
+        library: Some(FunctionDefLibrary { function }),
+        versions: None,
+    }
+}
+
+#[test]
+fn functional_graphs_weir_cannot_lower_are_refused_naming_the_node() {
+    let x = ("x", "Placeholder", &[][..], None);
+    let import =
+        |gd: &GraphDef| import_graph_def(&Graph::new(), &ImportGraphDef::new(gd)).unwrap_err();
+    let err = import(&functional_graph(
+        &[x, ("loop", "While", &["x"], None)],
+        &[],
+    ));
+    assert_eq!(err.code(), weir::graph::Code::Unimplemented);
+    assert!(
+        err.message().contains("Node 'loop' is a While loop"),
+        "{err}"
+    );
+    let err = import(&functional_graph(
+        &[
+            x,
+            ("call", "PartitionedCall", &["x"], Some(("f", "missing"))),
+        ],
+        &[],
+    ));
+    assert_eq!(err.code(), weir::graph::Code::NotFound);
+    assert!(
+        err.message()
+            .contains("function 'missing' is not in the graph's library"),
+        "{err}"
+    );
+    let err = import(&functional_graph(
+        &[
+            x,
+            ("call", "PartitionedCall", &["x"], Some(("f", "forever"))),
+        ],
+        &["forever"],
+    ));
+    assert_eq!(err.code(), weir::graph::Code::InvalidArgument);
+    assert!(
+        err.message().contains("functions nest more than 32 deep"),
+        "{err}"
+    );
+}

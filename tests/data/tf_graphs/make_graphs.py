@@ -246,5 +246,48 @@ with g.as_default():
     }
     open("cond_v1.pb", "wb").write(g.as_graph_def().SerializeToString())
 
+# The same model as TensorFlow 2 writes it by default (control flow v2): the cond is an If on
+# two branch functions of the graph's library, its gradient an If on their gradient functions;
+# random_flip_left_right is a StatelessIf; a tf.function call is a StatefulPartitionedCall.
+tf1.enable_control_flow_v2()
+g = tf.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [None, 3], name="x")
+    p = tf1.placeholder(tf.bool, [], name="is_training")
+    w = tf1.Variable(np.array([[0.5, -1.0], [1.5, 0.25], [-0.5, 2.0]], np.float32), name="w")
+    h = tf.matmul(x, w, name="h")
+    y = tf.cond(p, lambda: tf.nn.relu(h) * 2.0, lambda: h - 1.0, name="branch")
+    y = tf.identity(y, name="y")
+    loss = tf.reduce_sum(y * y, name="loss")
+    train = tf1.train.GradientDescentOptimizer(0.01).minimize(loss, name="train")
+    img = tf.reshape(tf.range(24, dtype=tf.float32), [2, 4, 3], name="img")
+    flipped = tf.identity(tf.image.random_flip_left_right(img, seed=7), name="flipped")
+
+    @tf.function
+    def double_plus(a, b):
+        return a * 2.0 + b
+
+    called = tf.identity(double_plus(h, 1.0), name="called")
+    init = tf1.global_variables_initializer()
+    xs = np.array([[1, 2, 3], [-1, 0.5, 2]], np.float32)
+    flags = [True, False, True, True]
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        ys = {str(b): s.run(y, {x: xs, p: b}).tolist() for b in [True, False]}
+        doubled = s.run(called, {x: xs}).tolist()
+        losses = [float(s.run([loss, train], {x: xs, p: b})[0]) for b in flags]
+        w_after = s.run(w).tolist()
+        flips = [s.run(flipped)[0, :, 0].tolist() for _ in range(6)]
+    gd = g.as_graph_def()
+    expected["cond_v2"] = {
+        "x": xs.tolist(), "y": y.name, "ys": ys, "loss": loss.name, "train": train.name,
+        "init": init.name, "flags": flags, "losses": losses, "w_after": w_after,
+        "w_read": "w/Read/ReadVariableOp:0", "called": called.name, "doubled": doubled,
+        "flipped": flipped.name, "flips": flips,
+        "ops": sorted(set(n.op for n in gd.node)),
+        "functions": sorted(f.signature.name for f in gd.library.function),
+    }
+    open("cond_v2.pb", "wb").write(gd.SerializeToString())
+
 json.dump(expected, open("expected.json", "w"), indent=1, sort_keys=True)
 print(json.dumps(expected, indent=1, sort_keys=True))

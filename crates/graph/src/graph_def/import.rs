@@ -229,16 +229,19 @@ impl<'a> ImportGraphDef<'a> {
     /// (`Identity` of a `VariableV2`) becomes weir's `ReadVariableOp`. Attributes that weir's op
     /// does not declare (`_output_shapes`, `_class`) are dropped. Errors name the node.
     pub fn import(&self, graph: &Graph) -> Result<Vec<Operation>> {
+        // TensorFlow 2's If and function calls become TensorFlow 1's Switch/Merge first.
+        let lowered = super::lower_functions::lower_functional_ops(self.def)?;
+        let def: &GraphDef = &lowered;
         let by_name: HashMap<&str, &NodeDef> =
-            self.def.node.iter().map(|n| (n.name.as_str(), n)).collect();
-        let order = self.order(&by_name)?;
+            def.node.iter().map(|n| (n.name.as_str(), n)).collect();
+        let order = self.order(def, &by_name)?;
         let prefix = match self.name.as_str() {
             "" => String::new(),
             p => format!("{}/", graph.unique_name(p)),
         };
         let mut made: HashMap<&str, Operation> = HashMap::new();
         for &i in &order {
-            let n = &self.def.node[i];
+            let n = &def.node[i];
             let op = self
                 .import_node(graph, n, &by_name, &made, &prefix)
                 .map_err(|e| match e.node() {
@@ -247,6 +250,7 @@ impl<'a> ImportGraphDef<'a> {
                 })?;
             made.insert(n.name.as_str(), op);
         }
+        // The GraphDef's own nodes (a lowered If stands for itself), in its order.
         Ok(self
             .def
             .node
@@ -257,29 +261,28 @@ impl<'a> ImportGraphDef<'a> {
 
     /// The nodes' indices with every node after its inputs; InvalidArgument on a cycle or an
     /// input that names no node.
-    fn order(&self, by_name: &HashMap<&str, &NodeDef>) -> Result<Vec<usize>> {
-        let index: HashMap<&str, usize> = self
-            .def
+    fn order(&self, def: &GraphDef, by_name: &HashMap<&str, &NodeDef>) -> Result<Vec<usize>> {
+        let index: HashMap<&str, usize> = def
             .node
             .iter()
             .enumerate()
             .map(|(i, n)| (n.name.as_str(), i))
             .collect();
-        if index.len() != self.def.node.len() {
+        if index.len() != def.node.len() {
             return Err(Error::invalid_argument(
                 "The GraphDef has duplicate node names",
             ));
         }
-        let mut order = Vec::with_capacity(self.def.node.len());
+        let mut order = Vec::with_capacity(def.node.len());
         let (mut done, mut visiting) = (HashSet::new(), HashSet::new());
-        for start in 0..self.def.node.len() {
+        for start in 0..def.node.len() {
             // Depth-first with an explicit stack: deep graphs must not overflow the thread's.
             let mut stack = vec![(start, false)];
             while let Some((i, expanded)) = stack.pop() {
                 if done.contains(&i) {
                     continue;
                 }
-                let n = &self.def.node[i];
+                let n = &def.node[i];
                 if expanded {
                     visiting.remove(&i);
                     done.insert(i);

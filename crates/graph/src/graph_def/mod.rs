@@ -4,6 +4,7 @@
 
 mod import;
 mod import_parsing;
+mod lower_functions;
 pub mod proto;
 mod text;
 mod text_parse;
@@ -232,6 +233,7 @@ impl Graph {
             }
             Ok(GraphDef {
                 node,
+                library: None,
                 versions: Some(VersionDef {
                     producer: GRAPH_DEF_VERSION,
                     min_consumer: 0,

@@ -10,9 +10,71 @@ pub struct GraphDef {
     /// Every node, inputs before their consumers.
     #[prost(message, repeated, tag = "1")]
     pub node: Vec<NodeDef>,
+    /// The functions the graph's `If`, `While` and call ops name (TensorFlow 2's control flow).
+    #[prost(message, optional, tag = "2")]
+    pub library: Option<FunctionDefLibrary>,
     /// Which GraphDef version the graph was written at.
     #[prost(message, optional, tag = "4")]
     pub versions: Option<VersionDef>,
+}
+
+/// `tensorflow.FunctionDefLibrary`: the functions of a graph.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FunctionDefLibrary {
+    /// Every function.
+    #[prost(message, repeated, tag = "1")]
+    pub function: Vec<FunctionDef>,
+}
+
+/// `tensorflow.FunctionDef`: a function's signature, body and results.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FunctionDef {
+    /// Name, arguments and results.
+    #[prost(message, optional, tag = "1")]
+    pub signature: Option<FunctionSignature>,
+    /// The body. Inputs name an argument (`x`), an output of a body node (`node:arg:index`,
+    /// by the node op's output argument names), or a control input (`^node`).
+    #[prost(message, repeated, tag = "3")]
+    pub node_def: Vec<NodeDef>,
+    /// Each result's value, by output argument name.
+    #[prost(btree_map = "string, string", tag = "4")]
+    pub ret: std::collections::BTreeMap<String, String>,
+    /// The body nodes that must run for the function to be done, by control output name.
+    #[prost(btree_map = "string, string", tag = "6")]
+    pub control_ret: std::collections::BTreeMap<String, String>,
+}
+
+/// `tensorflow.OpDef`, as a function's signature: its name and arguments.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FunctionSignature {
+    /// The function's name.
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// The arguments, in call order.
+    #[prost(message, repeated, tag = "2")]
+    pub input_arg: Vec<FunctionArg>,
+    /// The results, in output order.
+    #[prost(message, repeated, tag = "3")]
+    pub output_arg: Vec<FunctionArg>,
+}
+
+/// `tensorflow.OpDef.ArgDef`: one argument or result of a function.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FunctionArg {
+    /// Its name.
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// Its `DataType` number.
+    #[prost(int32, tag = "3")]
+    pub r#type: i32,
+}
+
+/// `tensorflow.NameAttrList`: a function named by an attribute, with attributes of its own.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NameAttrList {
+    /// The function's name.
+    #[prost(string, tag = "1")]
+    pub name: String,
 }
 
 /// `tensorflow.VersionDef`.
@@ -50,7 +112,10 @@ pub struct NodeDef {
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct AttrValueProto {
     /// The value, one of TensorFlow's attribute kinds.
-    #[prost(oneof = "attr_value_proto::Value", tags = "1, 2, 3, 4, 5, 6, 7, 8")]
+    #[prost(
+        oneof = "attr_value_proto::Value",
+        tags = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10"
+    )]
     pub value: Option<attr_value_proto::Value>,
 }
 
@@ -83,6 +148,12 @@ pub mod attr_value_proto {
         /// `tensor`.
         #[prost(message, tag = "8")]
         Tensor(super::TensorProto),
+        /// A reference to an attribute of the enclosing function (`$T`), in a function body.
+        #[prost(string, tag = "9")]
+        Placeholder(String),
+        /// `func`: a function, as `If`'s branches are named.
+        #[prost(message, tag = "10")]
+        Func(super::NameAttrList),
     }
 }
 

@@ -139,6 +139,12 @@ fn attr(p: &mut Printer, v: &AttrValueProto) {
         Some(Value::Type(t)) => p.field("type", dtype_name(*t)),
         Some(Value::Shape(s)) => shape(p, "shape", s),
         Some(Value::Tensor(t)) => tensor(p, t),
+        Some(Value::Placeholder(name)) => p.bytes("placeholder", name.as_bytes()),
+        Some(Value::Func(f)) => {
+            p.open("func");
+            p.bytes("name", f.name.as_bytes());
+            p.close();
+        }
     }
 }
 
