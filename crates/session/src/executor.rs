@@ -194,11 +194,12 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
         .get_or(|| std::cell::RefCell::new(vec![None; plan.steps.len()]));
     // A run nested in a kernel of the same plan on this thread does without the copies.
     let mut local = cell.try_borrow_mut().ok();
+    let (control_flow, num_feeds) = (plan.control_flow, plan.feed_slots.len());
     for (i, step) in plan.steps.iter().enumerate() {
         let start = env.trace.map(|_| Instant::now());
         let mut dead_inputs = 0;
-        if plan.control_flow {
-            match live_inputs(step, slots, step_dead, plan.feed_slots.len()) {
+        if control_flow {
+            match live_inputs(step, slots, step_dead, num_feeds) {
                 Some(mask) => dead_inputs = mask,
                 None => {
                     step_dead[i] = true;

@@ -299,19 +299,15 @@ impl SessionHandle {
             };
             run_sequential(plan, scratch, &env)?;
         }
-        plan.fetch_slots
-            .iter()
-            .enumerate()
-            .map(|(k, &s)| {
-                scratch.slots[s].clone().ok_or_else(|| {
-                    if plan.control_flow {
-                        dead_fetch(plan, k)
-                    } else {
-                        Error::internal("A fetched tensor was not computed")
-                    }
-                })
-            })
-            .collect()
+        let mut fetched = Vec::with_capacity(plan.fetch_slots.len());
+        for (k, &s) in plan.fetch_slots.iter().enumerate() {
+            match &scratch.slots[s] {
+                Some(t) => fetched.push(t.clone()),
+                None if plan.control_flow => return Err(dead_fetch(plan, k)),
+                None => return Err(Error::internal("A fetched tensor was not computed")),
+            }
+        }
+        Ok(fetched)
     }
 
     /// Fetches one tensor with no feeds (`sess.run(t)`, `t.eval()`).
