@@ -481,3 +481,57 @@ fn case_takes_the_first_true_predicate_with_tensorflows_checks() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_cond_on_is_training_picks_between_two_running_queue_pipelines() -> Result<()> {
+    // The TF1 idiom `tf.cond(is_training, ...)` over two input pipelines kept full by queue
+    // runners. TensorFlow 2.21 gave exactly these first elements of five batches: with batches
+    // dequeued outside the cond (`lambda: train_batch`) every run dequeues from both pipelines
+    // (its well-known trap); with the dequeues built inside the branches, only the taken one.
+    let wait = std::time::Duration::from_secs(20);
+    let g = Graph::new();
+    let p = bool_placeholder(&g)?;
+    let rows = |start: i32| -> Result<Vec<Output>> {
+        let values: Vec<i32> = (start..start + 100).collect();
+        SliceInputProducer::new(&[constant(&g, values)?])
+            .shuffle(false)
+            .build()
+    };
+    let (train, eval) = (
+        Batch::new(&rows(0)?, 4).capacity(8).build()?.remove(0),
+        Batch::new(&rows(1000)?, 4).capacity(8).build()?.remove(0),
+    );
+    let outside: Output = cond(&p, || Ok(train.clone()), || Ok(eval.clone()))?;
+    let queue = |start: i32| -> Result<Queue> {
+        let q = FifoQueue::new(8, &[DType::I32])
+            .shapes(&[Shape::scalar()])
+            .build(&g)?;
+        let enqueue = q.enqueue(&rows(start)?)?;
+        add_queue_runner(&QueueRunner::new(&q, &[enqueue])?, None);
+        Ok(q)
+    };
+    let (q1, q2) = (queue(0)?, queue(1000)?);
+    let inside: Output = cond(
+        &p,
+        || Ok(q1.dequeue_many(4)?.remove(0)),
+        || Ok(q2.dequeue_many(4)?.remove(0)),
+    )?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&local_variables_initializer(&g)?)?;
+    let coord = Coordinator::new();
+    let threads = start_queue_runners(&sess.handle(), &coord)?;
+    let firsts = |x: &Output| -> Result<Vec<i32>> {
+        [true, true, false, true, false]
+            .iter()
+            .map(|&b| {
+                let r = sess.run(&RunArgs::new().feed(&p, b).fetch(x).timeout(wait))?;
+                Ok(r[0].to_vec::<i32>()?[0])
+            })
+            .collect()
+    };
+    assert_eq!(firsts(&outside)?, [0, 4, 1008, 12, 1016]);
+    assert_eq!(firsts(&inside)?, [0, 4, 1000, 8, 1004]);
+    coord.request_stop(None)?;
+    coord.join(&threads, std::time::Duration::from_secs(10))?;
+    Ok(())
+}
