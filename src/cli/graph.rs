@@ -176,6 +176,16 @@ pub fn summarize(file: &Path) -> Result<ExitCode, Error> {
 /// Writes `input`'s GraphDef to `output`, text or binary by `output`'s extension.
 pub fn convert(input: &Path, output: &Path) -> Result<ExitCode, Error> {
     let def = read(input)?;
+    // weir reads a library's functions only as far as importing needs: converting would drop
+    // the rest of them (their attributes, argument attributes) and write a different graph.
+    if def.library.as_ref().is_some_and(|l| !l.function.is_empty()) {
+        return Err(Error::unimplemented(format!(
+            "{}: the graph holds a function library (TensorFlow 2's If, While and tf.function \
+             bodies), which `weir graph convert` does not carry; weir imports the graph, but a \
+             converted copy would lose its functions",
+            input.display()
+        )));
+    }
     let dir = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -91,6 +91,31 @@ fn convert_goes_between_binary_and_text_without_changing_the_graph() {
 }
 
 #[test]
+fn tensorflow_2_graphs_with_functions_summarize_as_importable_but_do_not_convert() {
+    let o = weir(&["graph", "summarize", &data("cond_v2.pb")]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("       3 StatelessIf\n"), "{out}");
+    assert!(out.ends_with("weir imports it: yes\n"), "{out}");
+    // Converting would drop the functions the If ops call: refused, nothing written.
+    let dir = std::env::temp_dir().join(format!("weir-cli-graph-fn-{}", std::process::id()));
+    let out_file = dir.join("g.pbtxt");
+    let o = weir(&[
+        "graph",
+        "convert",
+        &data("cond_v2.pb"),
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("holds a function library"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out_file.exists());
+}
+
+#[test]
 fn graph_commands_have_help() {
     for args in [
         &["graph", "--help"][..],
