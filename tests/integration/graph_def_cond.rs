@@ -328,7 +328,113 @@ fn functional_graphs_weir_cannot_lower_are_refused_naming_the_node() {
     ));
     assert_eq!(err.code(), weir::graph::Code::InvalidArgument);
     assert!(
-        err.message().contains("functions nest more than 32 deep"),
+        err.message()
+            .contains("Function 'forever' calls itself (through node 'again')"),
+        "{err}"
+    );
+}
+
+#[test]
+fn mutated_functional_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
+    // The lowering reads functions, their signatures, `node:arg:index` names and attributes
+    // from untrusted bytes: every mutation must end in an imported graph or an error.
+    let binary = std::fs::read(data("cond_v2.pb")).unwrap();
+    let (mut imported, mut refused) = (0, 0);
+    for seed in 0..1500u64 {
+        let Ok(def) = GraphDef::decode(&crate::graph_def_import::mutate(&binary, seed)[..]) else {
+            continue;
+        };
+        match import_graph_def(&Graph::new(), &ImportGraphDef::new(&def)) {
+            Ok(_) => imported += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    assert!(
+        imported > 0 && refused > 0,
+        "{imported} imported, {refused} refused"
+    );
+}
+
+#[test]
+fn functions_calling_functions_twice_per_level_are_refused_before_the_graph_explodes() {
+    use weir::graph::graph_def::proto::{
+        attr_value_proto::Value, AttrValueProto, FunctionArg, FunctionDef, FunctionDefLibrary,
+        FunctionSignature, ListValue, NameAttrList, NodeDef,
+    };
+    let call = |name: &str, f: &str, input: &str| {
+        let mut attr = std::collections::BTreeMap::new();
+        let types = AttrValueProto {
+            value: Some(Value::List(ListValue {
+                r#type: vec![1],
+                ..ListValue::default()
+            })),
+        };
+        attr.insert("Tin".to_string(), types.clone());
+        attr.insert("Tout".to_string(), types);
+        attr.insert(
+            "f".to_string(),
+            AttrValueProto {
+                value: Some(Value::Func(NameAttrList { name: f.into() })),
+            },
+        );
+        NodeDef {
+            name: name.into(),
+            op: "PartitionedCall".into(),
+            input: vec![input.into()],
+            device: String::new(),
+            attr,
+        }
+    };
+    // f_k(a) = f_{k+1}(f_{k+1}(a)), 30 levels deep: 2^30 calls of the last one.
+    let function = (0..30)
+        .map(|k| FunctionDef {
+            signature: Some(FunctionSignature {
+                name: format!("f{k}"),
+                input_arg: vec![FunctionArg {
+                    name: "a".into(),
+                    r#type: 1,
+                }],
+                output_arg: vec![FunctionArg {
+                    name: "r".into(),
+                    r#type: 1,
+                }],
+            }),
+            node_def: vec![
+                call("one", &format!("f{}", k + 1), "a"),
+                call("two", &format!("f{}", k + 1), "one:output:0"),
+            ],
+            ret: [("r".to_string(), "two:output:0".to_string())].into(),
+            control_ret: Default::default(),
+        })
+        .chain(std::iter::once(FunctionDef {
+            signature: Some(FunctionSignature {
+                name: "f30".into(),
+                input_arg: vec![FunctionArg {
+                    name: "a".into(),
+                    r#type: 1,
+                }],
+                output_arg: vec![FunctionArg {
+                    name: "r".into(),
+                    r#type: 1,
+                }],
+            }),
+            node_def: vec![],
+            ret: [("r".to_string(), "a".to_string())].into(),
+            control_ret: Default::default(),
+        }))
+        .collect();
+    let mut x = call("x", "f0", "unused");
+    x.op = "Placeholder".into();
+    x.input.clear();
+    x.attr.clear();
+    let def = GraphDef {
+        node: vec![x, call("call", "f0", "x")],
+        library: Some(FunctionDefLibrary { function }),
+        versions: None,
+    };
+    let err = import_graph_def(&Graph::new(), &ImportGraphDef::new(&def)).unwrap_err();
+    assert!(
+        err.message().contains("makes more than 1048576 nodes"),
         "{err}"
     );
 }

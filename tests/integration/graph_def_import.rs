@@ -251,7 +251,7 @@ fn text_graph_defs_that_are_not_refuse_with_line_and_column() {
 }
 
 /// Bytes of `base` with a few replaced, inserted or removed, from a small LCG.
-fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
+pub(crate) fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
     let mut s = seed
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
