@@ -53,12 +53,12 @@ pub mod prelude {
         Tensor,
     };
     pub use weir_ops::array::{
-        boolean_mask, concat, constant, constant_named, expand_dims, fill, gather, gather_nd,
-        identity, identity_n, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
-        rank, reshape, reverse, sequence_mask, shape, size, slice, split, split_v, squeeze, stack,
-        strided_slice, tile, transpose, unique, unstack, where_indices, zeros, zeros_like,
-        ArrayExt, OneHot, Pad, PadMode, Placeholder, SequenceMask, SliceItem, StridedSlice,
-        ELLIPSIS, NEW_AXIS,
+        boolean_mask, check_numerics, concat, constant, constant_named, expand_dims, fill, gather,
+        gather_nd, identity, identity_n, one_hot, ones, ones_like, pad, placeholder,
+        placeholder_with_default, rank, reshape, reverse, sequence_mask, shape, size, slice, split,
+        split_v, squeeze, stack, strided_slice, tile, transpose, unique, unstack, where_indices,
+        zeros, zeros_like, ArrayExt, OneHot, Pad, PadMode, Placeholder, SequenceMask, SliceItem,
+        StridedSlice, ELLIPSIS, NEW_AXIS,
     };
     pub use weir_ops::control_flow::{
         cond, group, merge, no_op, switch, tuple, Assert, Case, Cond,
@@ -79,13 +79,15 @@ pub mod prelude {
         IdentityReader, Reader, TextLineReader, TfRecordOptions, TfRecordReader, TfRecordWriter,
         WholeFileReader,
     };
+    pub use weir_ops::logging::{print, Print};
     pub use weir_ops::math::{
-        abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, cos, cumsum, div, divide,
-        equal, exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal, log,
-        log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, mul, neg, not_equal,
-        pow, range, realdiv, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
-        reduce_prod, reduce_sum, round, rsqrt, select, sigmoid, sign, sin, sqrt, square,
-        squared_difference, sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce, Scan,
+        abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, cos, cumsum, div, div_no_nan,
+        divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal,
+        log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, mul, neg,
+        not_equal, pow, range, realdiv, reduce_all, reduce_any, reduce_max, reduce_mean,
+        reduce_min, reduce_prod, reduce_sum, round, rsqrt, select, sigmoid, sign, sin, sqrt,
+        square, squared_difference, sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce,
+        Scan,
     };
     pub use weir_ops::nn;
     pub use weir_ops::parsing::{

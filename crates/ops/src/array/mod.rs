@@ -4,6 +4,7 @@
 //!
 //! Ops that only change a shape share the input's buffer; copies move contiguous runs.
 
+mod check_numerics;
 mod constant;
 mod fill;
 mod gather;
@@ -22,6 +23,7 @@ mod strided_slice;
 mod tile_pad;
 mod transpose;
 
+pub use check_numerics::check_numerics;
 pub use constant::{constant, constant_named};
 pub use fill::{fill, one_hot, ones, ones_like, zeros, zeros_like, OneHot};
 pub use gather::{gather, gather_batched, gather_nd};
@@ -41,6 +43,7 @@ pub use transpose::{reverse, transpose, transpose_default};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
+    check_numerics::register();
     constant::register();
     fill::register();
     gather::register();

@@ -1,6 +1,6 @@
 //! Elementwise binary arithmetic with numpy broadcasting: `AddV2`, `Add`, `Sub`, `Mul`,
-//! `RealDiv`, `Div`, `TruncateDiv`, `FloorDiv`, `FloorMod`, `TruncateMod`, `Pow`, `Maximum`,
-//! `Minimum`, `SquaredDifference`.
+//! `RealDiv`, `Div`, `DivNoNan`, `TruncateDiv`, `FloorDiv`, `FloorMod`, `TruncateMod`, `Pow`,
+//! `Maximum`, `Minimum`, `SquaredDifference`.
 //!
 //! Semantics follow TensorFlow's CPU kernels: integers wrap on overflow, integer `Div`,
 //! `FloorDiv`, `FloorMod` and `TruncateMod` by zero fail with "Integer division by zero", integer
@@ -61,11 +61,9 @@ pub fn realdiv(x: impl Into<Output>, y: impl Into<Output>) -> Result<Output> {
     binary("RealDiv", x.into(), y.into())
 }
 
-/// `tf.truediv(x, y)`: integers are cast to a float type first (int8/16 and uint8/16 to
-/// float32, int32/64 to float64), then `RealDiv`.
-pub fn truediv(x: impl Into<Output>, y: impl Into<Output>) -> Result<Output> {
-    let (x, y) = (x.into(), y.into());
-    let g = crate::util::same_graph(&[&x, &y])?.clone();
+/// The float type Python's true division casts integer operands to (int8/16 and uint8/16 to
+/// float32, int32/64 to float64); `None` for floats.
+fn float_for_division(x: &Output, y: &Output) -> Result<Option<DType>> {
     if x.dtype() != y.dtype() {
         return Err(Error::invalid_argument(format!(
             "x and y must have the same dtype, got {} != {}",
@@ -73,20 +71,48 @@ pub fn truediv(x: impl Into<Output>, y: impl Into<Output>) -> Result<Output> {
             y.dtype()
         )));
     }
-    let target = match x.dtype() {
-        DType::I8 | DType::I16 | DType::U8 | DType::U16 => Some(DType::F32),
-        DType::I32 | DType::I64 => Some(DType::F64),
-        DType::F32 | DType::F64 => None,
-        dt => {
-            return Err(Error::invalid_argument(format!(
-                "Invalid dtype {dt} in __truediv__"
-            )))
-        }
-    };
+    match x.dtype() {
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 => Ok(Some(DType::F32)),
+        DType::I32 | DType::I64 => Ok(Some(DType::F64)),
+        DType::F32 | DType::F64 => Ok(None),
+        dt => Err(Error::invalid_argument(format!(
+            "Invalid dtype {dt} in __truediv__"
+        ))),
+    }
+}
+
+/// `tf.truediv(x, y)`: integers are cast to a float type first (int8/16 and uint8/16 to
+/// float32, int32/64 to float64), then `RealDiv`.
+pub fn truediv(x: impl Into<Output>, y: impl Into<Output>) -> Result<Output> {
+    let (x, y) = (x.into(), y.into());
+    let g = crate::util::same_graph(&[&x, &y])?.clone();
+    let target = float_for_division(&x, &y)?;
     let _scope = g.name_scope("truediv");
     match target {
         Some(t) => binary("RealDiv", super::cast(&x, t)?, super::cast(&y, t)?),
         None => binary("RealDiv", x, y),
+    }
+}
+
+/// `tf.math.divide_no_nan(x, y)` (op `DivNoNan`): `x / y`, and 0 wherever `y` is 0 (whatever
+/// `x` is, NaN and infinities included). Integers are cast to a float type first, as
+/// [`truediv`] casts them.
+///
+/// ```
+/// # use weir_graph::Graph;
+/// # use weir_ops::{array::constant, math::div_no_nan};
+/// let g = Graph::new();
+/// let q = div_no_nan(constant(&g, [1.0f32, 2.0])?, constant(&g, [0.0f32, 4.0])?)?;
+/// assert_eq!(q.dtype(), weir_graph::DType::F32);
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn div_no_nan(x: impl Into<Output>, y: impl Into<Output>) -> Result<Output> {
+    let (x, y) = (x.into(), y.into());
+    let g = crate::util::same_graph(&[&x, &y])?.clone();
+    let _scope = g.name_scope("div_no_nan");
+    match float_for_division(&x, &y)? {
+        Some(t) => binary("DivNoNan", super::cast(&x, t)?, super::cast(&y, t)?),
+        None => binary("DivNoNan", x, y),
     }
 }
 
@@ -279,6 +305,7 @@ enum BinOp {
     Sub,
     Mul,
     Div,
+    DivNoNan,
     FloorDiv,
     FloorMod,
     TruncMod,
@@ -314,6 +341,14 @@ fn apply<T: Arith>(op: BinOp, x: Tensor, y: Tensor) -> Result<Tensor> {
         BinOp::Sub => broadcast_update(x, y, T::sub),
         BinOp::Mul => broadcast_update(x, y, T::mul),
         BinOp::Div => broadcast_update(x, y, T::div),
+        // Registered for floats only, whose division by zero is not checked above.
+        BinOp::DivNoNan => broadcast_update(x, y, |a, b| {
+            if b == T::default() {
+                T::default()
+            } else {
+                T::div(a, b)
+            }
+        }),
         BinOp::FloorDiv => broadcast_update(x, y, T::floordiv),
         BinOp::FloorMod => broadcast_update(x, y, T::floormod),
         BinOp::TruncMod => broadcast_update(x, y, T::truncmod),
@@ -367,6 +402,7 @@ const OPS: &[(&str, BinOp, &[DType])] = &[
     ("Mul", BinOp::Mul, DType::REAL_NUMBER),
     ("RealDiv", BinOp::Div, DType::FLOAT),
     ("Div", BinOp::Div, DType::REAL_NUMBER),
+    ("DivNoNan", BinOp::DivNoNan, DType::FLOAT),
     ("TruncateDiv", BinOp::Div, DType::INTEGER),
     ("FloorDiv", BinOp::FloorDiv, DType::REAL_NUMBER),
     ("FloorMod", BinOp::FloorMod, DType::REAL_NUMBER),

@@ -26,8 +26,8 @@ pub use argmax::{arg_max, arg_max_typed, arg_min, arg_min_typed};
 pub use bcast::broadcast_shapes;
 pub(crate) use binary::accumulate;
 pub use binary::{
-    add, div, divide, floordiv, floormod, maximum, minimum, mul, pow, realdiv, squared_difference,
-    sub, truediv, truncatediv, truncatemod,
+    add, div, div_no_nan, divide, floordiv, floormod, maximum, minimum, mul, pow, realdiv,
+    squared_difference, sub, truediv, truncatediv, truncatemod,
 };
 pub use cast::cast;
 pub use compare::{

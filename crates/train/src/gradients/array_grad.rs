@@ -50,6 +50,25 @@ fn first_only(ctx: &GradContext<'_>) -> Grads {
     Ok(v)
 }
 
+/// CheckNumerics: the gradient checked too, with TensorFlow 2.21's message, which shows the
+/// forward op's message as Python's repr of bytes (`b'...'`).
+fn check_numerics_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    let message: String = ctx.attr("message")?;
+    let checked = op(
+        ctx.graph(),
+        "CheckNumerics",
+        &[&d],
+        &[(
+            "message",
+            AttrValue::Str(format!(
+                "Not a number (NaN) or infinity (Inf) values detected in gradient. b'{message}'"
+            )),
+        )],
+    )?;
+    Ok(vec![Some(checked)])
+}
+
 /// Reshape, ExpandDims, Squeeze: reshape the gradient back to the input's shape.
 fn reshape_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x) = (ctx.grad0()?, ctx.input(0));
@@ -349,6 +368,8 @@ pub(super) fn register() {
     register_gradient("Identity", pass_through);
     register_gradient("IdentityN", pass_through);
     register_gradient("PlaceholderWithDefault", first_only);
+    register_gradient("Print", first_only);
+    register_gradient("CheckNumerics", check_numerics_grad);
     register_gradient("Reshape", reshape_grad);
     register_gradient("ExpandDims", reshape_grad);
     register_gradient("Squeeze", reshape_grad);

@@ -51,6 +51,19 @@ fn div_grad(ctx: &GradContext<'_>) -> Grads {
     bin(ctx, Some(dx), Some(dy))
 }
 
+/// TensorFlow's `_DivNoNanGrad`: `div_no_nan(d, y)` and `d * div_no_nan(div_no_nan(-x, y), y)`,
+/// so a zero divisor passes no gradient either way.
+fn div_no_nan_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    let gr = g(ctx);
+    let dx = op(&gr, "DivNoNan", &[&d, &y], &[])?;
+    let neg_x = op(&gr, "Neg", &[&x], &[])?;
+    let t = op(&gr, "DivNoNan", &[&neg_x, &y], &[])?;
+    let t = op(&gr, "DivNoNan", &[&t, &y], &[])?;
+    let dy = op(&gr, "Mul", &[&d, &t], &[])?;
+    bin(ctx, Some(dx), Some(dy))
+}
+
 fn max_min_grad(ctx: &GradContext<'_>, cmp: &str) -> Grads {
     // The gradient goes to the input that was picked (x on ties, as TensorFlow does).
     let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
@@ -306,6 +319,7 @@ pub(super) fn register() {
     register_gradient("Mul", mul_grad);
     register_gradient("RealDiv", div_grad);
     register_gradient("Div", div_grad);
+    register_gradient("DivNoNan", div_no_nan_grad);
     register_gradient("Maximum", |c| max_min_grad(c, "GreaterEqual"));
     register_gradient("Minimum", |c| max_min_grad(c, "LessEqual"));
     register_gradient("SquaredDifference", squared_difference_grad);

@@ -2,6 +2,7 @@
 //! (a binary per file linked the whole runtime each time).
 
 mod gradients;
+mod gradients_debug;
 mod input_pipeline;
 mod minimize;
 mod monitored_session;
