@@ -34,19 +34,27 @@ fn close(got: &[f32], want: &[f32], what: &str) {
     }
 }
 
-#[test]
-fn tensorflows_v1_cond_graph_runs_trains_and_dequeues_as_in_tensorflow() -> Result<()> {
-    let all: Json =
+/// The expected values of `key`, TensorFlow's GraphDef `pb` imported with the op types `ops`
+/// among its nodes, and a session on it that has checked the model both files share: the
+/// cond's value for each branch, and four training steps to TensorFlow's losses and weights
+/// (`w_read` reads them).
+fn branch_model_as_in_tensorflow(
+    key: &str,
+    pb: &str,
+    ops: &[&str],
+    w_read: &str,
+) -> Result<(Json, Graph, Session)> {
+    let mut all: Json =
         serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
-    let want = &all["cond_v1"];
-    let ops: Vec<&str> = want["ops"]
+    let want = all[key].take();
+    let held: Vec<&str> = want["ops"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert!(ops.contains(&"Switch") && ops.contains(&"Merge"), "{ops:?}");
-    let gd = GraphDef::decode(&std::fs::read(data("cond_v1.pb")).unwrap()[..]).unwrap();
+    assert!(ops.iter().all(|o| held.contains(o)), "{held:?}");
+    let gd = GraphDef::decode(&std::fs::read(data(pb)).unwrap()[..]).unwrap();
     let g = Graph::new();
     import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
     let t = |name: &Json| g.tensor_by_name(name.as_str().unwrap()).unwrap();
@@ -65,7 +73,7 @@ fn tensorflows_v1_cond_graph_runs_trains_and_dequeues_as_in_tensorflow() -> Resu
         let key = if b { "True" } else { "False" };
         close(&r[0].to_vec::<f32>()?, &f32s(&want["ys"][key]), key);
     }
-    // TensorFlow's gradients through the cond (its Switch and Merge gradients) train w as there.
+    // TensorFlow's own gradients through the cond train w as there.
     for (b, loss) in want["flags"]
         .as_array()
         .unwrap()
@@ -82,10 +90,21 @@ fn tensorflows_v1_cond_graph_runs_trains_and_dequeues_as_in_tensorflow() -> Resu
         close(&[r[0].to_scalar::<f32>()?], &[loss], "loss");
     }
     close(
-        &sess.eval(g.tensor_by_name("w/read:0")?)?.to_vec::<f32>()?,
+        &sess.eval(g.tensor_by_name(w_read)?)?.to_vec::<f32>()?,
         &f32s(&want["w_after"]),
         "w",
     );
+    Ok((want, g, sess))
+}
+
+#[test]
+fn tensorflows_v1_cond_graph_runs_trains_and_dequeues_as_in_tensorflow() -> Result<()> {
+    // TensorFlow 1's cond: Switch and Merge, and their gradients.
+    let (want, g, sess) =
+        branch_model_as_in_tensorflow("cond_v1", "cond_v1.pb", &["Switch", "Merge"], "w/read:0")?;
+    let t = |name: &Json| g.tensor_by_name(name.as_str().unwrap()).unwrap();
+    let op = |name: &Json| g.operation_by_name(name.as_str().unwrap()).unwrap();
+    let p = g.tensor_by_name("is_training:0")?;
     // Each run dequeues from the taken branch's queue only.
     for fill in want["fill"].as_array().unwrap() {
         sess.run(&RunArgs::new().target(&op(fill)))?;
@@ -140,79 +159,38 @@ fn a_weir_cond_exports_as_switch_and_merge_and_reimports() -> Result<()> {
     Ok(())
 }
 
-fn json_f32(v: &Json, key: &str) -> Vec<f32> {
-    f32s(&v[key])
-}
-
 #[test]
 fn tensorflow_2s_functional_cond_flip_and_call_lower_to_switch_merge_and_run_as_there() -> Result<()>
 {
-    let all: Json =
-        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
-    let want = &all["cond_v2"];
-    let ops: Vec<&str> = want["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(
-        ops.contains(&"StatelessIf") && ops.contains(&"PartitionedCall"),
-        "{ops:?}"
-    );
-    let gd = GraphDef::decode(&std::fs::read(data("cond_v2.pb")).unwrap()[..]).unwrap();
-    let g = Graph::new();
-    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    // The cond is an If, trained through TensorFlow's If of its branches' gradient functions.
+    let (want, g, sess) = branch_model_as_in_tensorflow(
+        "cond_v2",
+        "cond_v2.pb",
+        &["StatelessIf", "PartitionedCall"],
+        "w/Read/ReadVariableOp:0",
+    )?;
     let t = |name: &Json| g.tensor_by_name(name.as_str().unwrap()).unwrap();
-    let op = |name: &Json| g.operation_by_name(name.as_str().unwrap()).unwrap();
     // The If's name is kept, by the node that forwards its merged outputs.
     assert_eq!(
         g.operation_by_name("branch").unwrap().op_type(),
         "IdentityN"
     );
     assert!(g.operation_by_name("branch/output_0").is_some());
-    let (x, p) = (g.tensor_by_name("x:0")?, g.tensor_by_name("is_training:0")?);
-    let xs = Tensor::from_vec(&[2, 3], json_f32(want, "x"))?;
-    let sess = Session::new(&g)?;
-    sess.run(&RunArgs::new().target(&op(&want["init"])))?;
-    for b in [true, false] {
-        let r = sess.run(
-            &RunArgs::new()
-                .feed(&x, xs.clone())
-                .feed(&p, b)
-                .fetch(t(&want["y"])),
-        )?;
-        let key = if b { "True" } else { "False" };
-        close(&r[0].to_vec::<f32>()?, &f32s(&want["ys"][key]), key);
-    }
+    // The tf.function call, `x @ w * 2 + 1`: TensorFlow's values before training, and the same
+    // function of the trained weights now.
+    let (xv, w) = (f32s(&want["x"]), f32s(&want["w_after"]));
+    let doubled: Vec<f32> = (0..4)
+        .map(|k| {
+            let (i, j) = (k / 2, k % 2);
+            (0..3).map(|m| xv[i * 3 + m] * w[m * 2 + j]).sum::<f32>() * 2.0 + 1.0
+        })
+        .collect();
     let r = sess.run(
         &RunArgs::new()
-            .feed(&x, xs.clone())
+            .feed(g.tensor_by_name("x:0")?, Tensor::from_vec(&[2, 3], xv)?)
             .fetch(t(&want["called"])),
     )?;
-    close(&r[0].to_vec::<f32>()?, &json_f32(want, "doubled"), "called");
-    // TensorFlow's gradient of the If (an If of its branches' gradient functions) trains w to
-    // TensorFlow's losses.
-    for (b, loss) in want["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(json_f32(want, "losses"))
-    {
-        let r = sess.run(
-            &RunArgs::new()
-                .feed(&x, xs.clone())
-                .feed(&p, b.as_bool().unwrap())
-                .fetch(t(&want["loss"]))
-                .target(&op(&want["train"])),
-        )?;
-        close(&[r[0].to_scalar::<f32>()?], &[loss], "loss");
-    }
-    close(
-        &sess.eval(t(&want["w_read"]))?.to_vec::<f32>()?,
-        &json_f32(want, "w_after"),
-        "w",
-    );
+    close(&r[0].to_vec::<f32>()?, &doubled, "called");
     // random_flip_left_right, a StatelessIf on TensorFlow's seeded draw: the same flips.
     for (k, flip) in want["flips"].as_array().unwrap().iter().enumerate() {
         let r = sess.eval(t(&want["flipped"]))?;
