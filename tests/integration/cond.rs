@@ -535,3 +535,90 @@ fn a_cond_on_is_training_picks_between_two_running_queue_pipelines() -> Result<(
     coord.join(&threads, std::time::Duration::from_secs(10))?;
     Ok(())
 }
+
+#[test]
+fn variables_made_in_a_branch_live_outside_it_as_in_tensorflow() -> Result<()> {
+    // TensorFlow 2.21: tf.cond(p, lambda: get_variable("v", initializer=lambda: 3.0) * 2,
+    // lambda: tf.Variable(lambda: 5.0, name="u") + 1): the variables' nodes are built outside
+    // the cond ("v", "v/Assign", "v/read" read through a Switch), the initializers run without
+    // feeding p, and the values are 6 and 6.
+    let g = Graph::new();
+    let p = bool_placeholder(&g)?;
+    let y: Output = cond(
+        &p,
+        || {
+            let v = GetVariable::new("v")
+                .shape(&[])
+                .initializer(Initializer::constant(3.0f32))
+                .build(&g)?;
+            v.value() * 2.0f32
+        },
+        || {
+            let u = {
+                let _lifted = g.init_scope();
+                Variable::builder(constant(&g, 5.0f32)?).name("u").build()?
+            };
+            u.value() + 1.0f32
+        },
+    )?;
+    for name in ["v", "v/Assign", "v/read", "cond/u", "cond/u/Assign"] {
+        let node = g.operation_by_name(name).unwrap().node();
+        assert_eq!(node.control_flow_context(), None, "{name}");
+        assert!(node.control_inputs().is_empty(), "{name}");
+    }
+    let read = g.operation_by_name("v/read").unwrap().output(0)?;
+    assert!(g
+        .operations()
+        .iter()
+        .any(|op| op.op_type() == "Switch" && op.node().inputs()[0] == (read.node_id(), 0)));
+    let sess = Session::new(&g)?;
+    sess.run_target(&global_variables_initializer(&g)?)?;
+    assert_eq!(
+        run_with(&sess, &p, true, &[&y])?[0].to_scalar::<f32>()?,
+        6.0
+    );
+    assert_eq!(
+        run_with(&sess, &p, false, &[&y])?[0].to_scalar::<f32>()?,
+        6.0
+    );
+    // An initial value built inside the branch cannot initialize outside it.
+    let err = cond(
+        &p,
+        || {
+            let w = Variable::builder(constant(&g, 1.0f32)?).name("w").build()?;
+            Ok(w.value())
+        },
+        || constant(&g, 0.0f32),
+    )
+    .unwrap_err();
+    assert!(
+        err.message().starts_with(
+            "Initializer for variable cond_1/w/ is from inside a control-flow construct"
+        ),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn variables_ignore_control_dependencies_in_force() -> Result<()> {
+    // TensorFlow's variables are built in an init_scope: their initializer does not wait for
+    // the ops of a control_dependencies block they were made in.
+    let g = Graph::new();
+    let counter = Variable::builder(constant(&g, 0i32)?)
+        .name("counter")
+        .build()?;
+    let bump = counter.assign_add(constant(&g, 1i32)?)?;
+    // (A constant built inside the block would wait for `bump` itself, as in TensorFlow.)
+    let seven = constant(&g, 7i32)?;
+    let v = {
+        let _deps = g.control_dependencies(&[bump.op()])?;
+        Variable::builder(seven).name("v").build()?
+    };
+    assert!(v.initializer().node().control_inputs().is_empty());
+    let sess = Session::new(&g)?;
+    sess.run_target(&counter.initializer())?;
+    sess.run_target(&v.initializer())?;
+    assert_eq!(sess.eval(&counter)?.to_scalar::<i32>()?, 0);
+    Ok(())
+}

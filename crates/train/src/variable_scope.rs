@@ -309,6 +309,9 @@ pub(crate) fn create_variable(
     trainable: bool,
     collections: &[&str],
 ) -> Result<Variable> {
+    // The initial value too is built as TensorFlow's initializer lambda runs: outside any
+    // control dependency or cond branch in force.
+    let _lifted = graph.init_scope();
     let _root = graph.name_scope("");
     let name = graph.unique_name(name);
     let initial = {

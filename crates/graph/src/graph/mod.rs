@@ -238,12 +238,17 @@ impl Graph {
     /// Lifts the ops built until the guard drops out of every `control_dependencies` guard in
     /// force (TensorFlow's `ops.init_scope()`, or `control_dependencies(None)`): what creates
     /// variables and their initializers (optimizer slots, moving averages) uses it, so that
-    /// initializing them never runs a training step's ops.
+    /// initializing them never runs a training step's ops. It lifts them out of any
+    /// control-flow context too (a `cond` branch), as TensorFlow's does: a variable made in a
+    /// branch is initialized without the branch's predicate.
     pub fn init_scope(&self) -> InitScope {
-        let saved = std::mem::take(&mut self.0.state.write().control_deps);
+        let mut st = self.0.state.write();
+        let saved = std::mem::take(&mut st.control_deps);
+        let saved_contexts = std::mem::take(&mut st.context_stack);
         InitScope {
             graph: self.clone(),
             saved,
+            saved_contexts,
         }
     }
 
@@ -323,6 +328,7 @@ impl Drop for ControlDependencies {
 pub struct InitScope {
     graph: Graph,
     saved: Vec<Vec<usize>>,
+    saved_contexts: Vec<usize>,
 }
 
 impl Drop for InitScope {
@@ -332,5 +338,8 @@ impl Drop for InitScope {
         let inner = std::mem::take(&mut st.control_deps);
         st.control_deps = std::mem::take(&mut self.saved);
         st.control_deps.extend(inner);
+        let inner = std::mem::take(&mut st.context_stack);
+        st.context_stack = std::mem::take(&mut self.saved_contexts);
+        st.context_stack.extend(inner);
     }
 }

@@ -249,7 +249,16 @@ impl VariableBuilder {
             )));
         }
         let base = self.name.unwrap_or_else(|| "Variable".to_string());
+        // As TensorFlow's variables: built outside any control dependency or cond branch in
+        // force, so initializing one never runs other ops or needs a branch's predicate.
+        let lifted = g.init_scope();
         let scope = g.name_scope(&base);
+        if g.control_flow_context_of(init.node_id()).is_some() {
+            return Err(Error::invalid_argument(format!(
+                "Initializer for variable {} is from inside a control-flow construct, such as a loop or conditional. When creating a variable inside a loop or conditional, build its initial value under `graph.init_scope()` (TensorFlow's lambda initializer) or use `get_variable`.",
+                scope.prefix()
+            )));
+        }
         // The variable node takes the scope's unique name ("v", or "v_1" when taken).
         let var_name = scope.prefix().trim_end_matches('/').to_string();
         let handle = crate::new_op(&g, "VariableV2")
@@ -289,6 +298,7 @@ impl VariableBuilder {
             .build()?
             .output(0)?;
         drop(scope);
+        drop(lifted);
         let v = Variable {
             handle,
             value,
