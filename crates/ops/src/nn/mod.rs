@@ -1,6 +1,7 @@
 //! Neural-network ops (`tf.nn`): activations, softmax, bias_add, the cross-entropy losses,
-//! l2_loss, dropout, in_top_k, conv2d, max_pool and lrn, plus the backward kernels their gradient
-//! functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`, ...).
+//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool and lrn, plus the backward kernels their
+//! gradient functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`,
+//! ...).
 //!
 //! Kernels work on contiguous row-major slices of `f32` or `f64` and reuse their input buffer
 //! for the output when no one else holds it. Two ops are weir's own fused forms of what
@@ -20,6 +21,7 @@
 //! ```
 
 mod activations;
+mod avg_pool;
 mod bias_add;
 mod conv;
 mod dropout;
@@ -29,11 +31,13 @@ mod lrn;
 mod padding;
 mod pool;
 mod softmax;
+mod top_k;
 
 pub use activations::{
     elu, elu_grad, leaky_relu, leaky_relu_grad, leaky_relu_with_alpha, relu, relu6, relu6_grad,
     relu_grad, sigmoid, tanh,
 };
+pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad};
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
 pub use dropout::{dropout, dropout_grad, Dropout};
@@ -46,6 +50,7 @@ pub use lrn::{lrn, lrn_grad, Lrn};
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
 pub use softmax::{log_softmax, softmax};
+pub use top_k::{top_k, top_k_v2};
 
 use num_traits::Float;
 use weir_graph::{DType, Error, InferenceContext, Result, Shape, Tensor, TensorType};
@@ -175,6 +180,7 @@ pub fn zero_fraction(value: impl Into<weir_graph::Output>) -> Result<weir_graph:
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     activations::register();
+    avg_pool::register();
     bias_add::register();
     conv::register();
     dropout::register();
@@ -183,4 +189,5 @@ pub(crate) fn register_all_ops() {
     lrn::register();
     pool::register();
     softmax::register();
+    top_k::register();
 }

@@ -31,34 +31,47 @@ pub fn max_pool(
 /// assert_eq!(y.shape(), Shape::new(vec![None, Some(12), Some(12), Some(64)]));
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
-pub struct MaxPool {
+pub struct MaxPool(PoolOptions);
+
+/// The attributes every pooling op shares: window, strides, padding, NHWC.
+pub(super) struct PoolOptions {
     ksize: [i64; 4],
     strides: [i64; 4],
     padding: Padding,
 }
 
-impl MaxPool {
-    /// Window `[1, kh, kw, 1]`, strides `[1, sh, sw, 1]` and padding.
-    pub fn new(ksize: [i64; 4], strides: [i64; 4], padding: Padding) -> MaxPool {
-        MaxPool {
-            ksize,
-            strides,
-            padding,
-        }
-    }
-
-    fn node(&self, g: &weir_graph::Graph, op: &str) -> weir_graph::OpBuilder {
+impl PoolOptions {
+    /// A node of `op` with these attributes.
+    pub(super) fn node(&self, g: &weir_graph::Graph, op: &str) -> weir_graph::OpBuilder {
         crate::new_op(g, op)
             .attr("ksize", self.ksize.to_vec())
             .attr("strides", self.strides.to_vec())
             .attr("padding", self.padding.as_str())
             .attr("data_format", "NHWC")
     }
+}
+
+impl From<([i64; 4], [i64; 4], Padding)> for PoolOptions {
+    fn from((ksize, strides, padding): ([i64; 4], [i64; 4], Padding)) -> PoolOptions {
+        PoolOptions {
+            ksize,
+            strides,
+            padding,
+        }
+    }
+}
+
+impl MaxPool {
+    /// Window `[1, kh, kw, 1]`, strides `[1, sh, sw, 1]` and padding.
+    pub fn new(ksize: [i64; 4], strides: [i64; 4], padding: Padding) -> MaxPool {
+        MaxPool((ksize, strides, padding).into())
+    }
 
     /// Adds the `MaxPool` node.
     pub fn build(&self, value: impl Into<Output>) -> Result<Output> {
         let x = value.into();
-        self.node(&x.graph().clone(), "MaxPool")
+        self.0
+            .node(&x.graph().clone(), "MaxPool")
             .input(x)
             .build()?
             .output(0)
@@ -78,6 +91,7 @@ pub fn max_pool_grad(
     let (x, y, dy) = (orig_input.into(), orig_output.into(), grad.into());
     let g = crate::util::same_graph(&[&x, &y, &dy])?.clone();
     MaxPool::new(ksize, strides, padding)
+        .0
         .node(&g, "MaxPoolGrad")
         .input(x)
         .input(y)

@@ -27,6 +27,7 @@ mod math_elementwise;
 mod math_reduce;
 mod nn;
 mod nn_conv;
+mod nn_pool_avg;
 mod nn_top_k;
 mod parsing_ops;
 mod parsing_props;

@@ -1,10 +1,11 @@
 //! Gradients of the nn ops (TensorFlow's `nn_grad.py`): activations, softmax, the
-//! cross-entropy losses, bias_add, l2_loss, dropout, conv2d and max_pool.
+//! cross-entropy losses, bias_add, l2_loss, dropout, conv2d, max_pool, avg_pool, lrn and top_k.
 
-use weir_graph::{AttrValue, Output, Result};
+use weir_graph::{AttrValue, Output, Result, Tensor};
 
 use super::op;
 use super::registry::{register_gradient, GradContext};
+use super::util::{konst, shape_of};
 
 type Grads = Result<Vec<Option<Output>>>;
 
@@ -169,6 +170,94 @@ fn lrn_grad(ctx: &GradContext<'_>) -> Grads {
     )?)])
 }
 
+/// TopKV2 (TensorFlow's `_TopKGrad`): each value's gradient goes back to the input column it
+/// was taken from, zeros elsewhere; indices and `k` get none. TensorFlow scatters with
+/// `ScatterNd`; weir has none, so each row's indices are offset by `row * cols` into flat
+/// positions and the gradients summed there by `UnsortedSegmentSum` (the positions in a row are
+/// distinct, so the sum only places them). The offsets come from the indices' own leading
+/// shape, so k = 0 and empty rows need no special case.
+fn top_k_grad(ctx: &GradContext<'_>) -> Grads {
+    let Some(d) = ctx.grad(0).cloned() else {
+        return Ok(vec![None, None]);
+    };
+    let g = ctx.graph();
+    let (x, idx) = (ctx.input(0), ctx.output(1));
+    let ints = |v: Vec<i32>| konst(g, Tensor::from(v));
+    let scalar = |v: i32| konst(g, Tensor::from(v));
+    // A static input shape keeps the gradient's static shape.
+    let dims = x.shape().to_known().and_then(|d| {
+        d.iter()
+            .map(|&v| i32::try_from(v).ok())
+            .collect::<Option<Vec<i32>>>()
+    });
+    let xs = match dims {
+        Some(dims) => ints(dims)?,
+        None => shape_of(&x)?,
+    };
+    let cols = op(
+        g,
+        "StridedSlice",
+        &[&xs, &ints(vec![-1])?, &ints(vec![0])?, &ints(vec![1])?],
+        &[
+            ("end_mask", AttrValue::Int(1)),
+            ("shrink_axis_mask", AttrValue::Int(1)),
+        ],
+    )?;
+    let lead = op(
+        g,
+        "StridedSlice",
+        &[
+            &shape_of(&idx)?,
+            &ints(vec![0])?,
+            &ints(vec![-1])?,
+            &ints(vec![1])?,
+        ],
+        &[],
+    )?;
+    let axis0 = ints(vec![0])?;
+    let no_keep = [("keep_dims", AttrValue::Bool(false))];
+    let rows = op(g, "Prod", &[&lead, &axis0], &no_keep)?;
+    let total = op(g, "Prod", &[&xs, &axis0], &no_keep)?;
+    let row_ids = op(g, "Range", &[&scalar(0)?, &rows, &scalar(1)?], &[])?;
+    let starts = op(g, "Mul", &[&row_ids, &cols], &[])?;
+    let starts = op(g, "Reshape", &[&starts, &lead], &[])?;
+    let starts = op(g, "ExpandDims", &[&starts, &scalar(-1)?], &[])?;
+    let flat = ints(vec![-1])?;
+    let positions = op(g, "AddV2", &[&idx, &starts], &[])?;
+    let positions = op(g, "Reshape", &[&positions, &flat], &[])?;
+    let values = op(g, "Reshape", &[&d, &flat], &[])?;
+    let dx = op(g, "UnsortedSegmentSum", &[&values, &positions, &total], &[])?;
+    Ok(vec![Some(op(g, "Reshape", &[&dx, &xs], &[])?), None])
+}
+
+/// AvgPool (TensorFlow's `_AvgPoolGrad`): `AvgPoolGrad(shape(x), d)` with the forward config.
+fn avg_pool_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x) = (ctx.grad0()?, ctx.input(0));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, &["ksize", "strides", "padding", "data_format"]);
+    // `array_ops.shape` folds a fully known static shape into a constant, which also gives
+    // the gradient its static shape.
+    let dims = x.shape().to_known().and_then(|d| {
+        d.iter()
+            .map(|&v| i32::try_from(v).ok())
+            .collect::<Option<Vec<i32>>>()
+    });
+    let xs = match dims {
+        Some(dims) => super::util::konst(g, weir_graph::Tensor::from(dims))?,
+        None => super::util::shape_of(&x)?,
+    };
+    Ok(vec![Some(op(g, "AvgPoolGrad", &[&xs, &d], &attrs)?)])
+}
+
+/// AvgPoolGrad (TensorFlow's `_AvgPoolGradGrad`): AvgPool of the incoming gradient. TensorFlow
+/// returns `stop_gradient(orig_input_shape)` for the int32 shape input, which carries nothing;
+/// weir says so with `None`.
+fn avg_pool_grad_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    let attrs = config_attrs(ctx, &["ksize", "strides", "padding", "data_format"]);
+    Ok(vec![None, Some(op(ctx.graph(), "AvgPool", &[&d], &attrs)?)])
+}
+
 pub(super) fn register() {
     register_gradient("Relu", relu_grad);
     register_gradient("Relu6", relu6_grad);
@@ -184,5 +273,8 @@ pub(super) fn register() {
     register_gradient("Dropout", dropout_grad);
     register_gradient("Conv2D", conv2d_grad);
     register_gradient("MaxPool", max_pool_grad);
+    register_gradient("AvgPool", avg_pool_grad);
+    register_gradient("AvgPoolGrad", avg_pool_grad_grad);
     register_gradient("LRN", lrn_grad);
+    register_gradient("TopKV2", top_k_grad);
 }

@@ -377,3 +377,119 @@ fn dynamic_partition_gradient_is_tensorflows() -> Result<()> {
     assert_eq!(got.to_vec::<f32>()?, [2.0, 8.0, 0.0, 0.0, 30.0, 48.0]);
     Ok(())
 }
+
+/// TopKV2's gradient against central differences (distinct values, so a probe reorders
+/// nothing), for static and unknown input shapes, k = 0 and k = the row length; and with ties,
+/// TensorFlow 2.21's tf.gradients of sum(top_k(x, 3).values * [[1, 2, 3], [4, 5, 6]]) at
+/// x = [[1, 3, 2, 3, 0], [5, 4, 5, 4, 5]]: [[0, 1, 3, 2, 0], [4, 0, 5, 0, 6]] sorted and
+/// [[0, 3, 1, 2, 0], [5, 0, 6, 0, 4]] with sorted=False.
+#[test]
+fn top_k_gradient() -> Result<()> {
+    let cases: [(&[usize], i32, bool); 6] = [
+        (&[3, 5], 2, true),
+        (&[2, 2, 4], 4, true),
+        (&[6], 3, false),
+        (&[2, 3], 1, true),
+        (&[2, 3], 0, true),
+        (&[4, 9], 5, false),
+    ];
+    for (shape, k, sorted) in cases {
+        check(shape, vals(shape, 3), |x| Ok(nn::top_k(x, k, sorted)?.0));
+    }
+    let g = Graph::new();
+    let x = placeholder(&g, DType::F64, Shape::unknown())?;
+    let y = nn::top_k(&x, 2, true)?.0;
+    let err = gradient_error(&x, &vals(&[2, 2, 3], 5), &y, &[])?;
+    assert!(err < 1e-6, "gradient error {err} with an unknown shape");
+
+    for (sorted, want) in [
+        (true, [0.0, 1.0, 3.0, 2.0, 0.0, 4.0, 0.0, 5.0, 0.0, 6.0]),
+        (false, [0.0, 3.0, 1.0, 2.0, 0.0, 5.0, 0.0, 6.0, 0.0, 4.0]),
+    ] {
+        let g = Graph::new();
+        let x = constant(
+            &g,
+            Tensor::from_vec(&[2, 5], vec![1.0f64, 3., 2., 3., 0., 5., 4., 5., 4., 5.])?,
+        )?;
+        let (values, indices) = nn::top_k(&x, 3, sorted)?;
+        let w = constant(
+            &g,
+            Tensor::from_vec(&[2, 3], vec![1.0f64, 2., 3., 4., 5., 6.])?,
+        )?;
+        let loss = math::reduce_sum(&math::mul(&values, &w)?, [0, 1])?;
+        let grads = gradients(&[loss], std::slice::from_ref(&x), None)?;
+        let dx = grads[0].clone().expect("x feeds the loss");
+        assert_eq!(dx.shape(), Shape::known(&[2, 5]));
+        let got = Session::new(&g)?.eval(&dx)?;
+        assert_eq!(got.to_vec::<f64>()?, want);
+        // The indices output carries no gradient.
+        let none = gradients(&[math::cast(&indices, DType::F64)?], &[x], None)?;
+        assert!(none[0].is_none());
+    }
+    Ok(())
+}
+
+/// AvgPool's gradient (and AvgPoolGrad's, TensorFlow's `_AvgPoolGradGrad`) against central
+/// differences: SAME and VALID, strides larger than the window, batch and depth > 1. A SAME
+/// window longer than the input is left out: there TensorFlow's AvgPoolGrad kernel, which weir
+/// reproduces, is not the derivative of AvgPool (the values below show it). Then TensorFlow
+/// 2.21's tf.gradients values, float32: of sum(avg_pool(x) * w) for x = w = 1..9 as
+/// [1, 3, 3, 1], 2x2 SAME stride 1: [0.25, 0.75, 2, 1.25, 3, 6.25, 4.5, 9.75, 17.25]; and of
+/// sum(AvgPoolGrad([1, 4, 1, 1], dy) * [1, 2, 3, 4]) with respect to dy, window 5 SAME:
+/// [2, 2.5, 2.5, 3].
+#[test]
+fn avg_pool_gradient() -> Result<()> {
+    let (same, valid) = (nn::Padding::Same, nn::Padding::Valid);
+    let cases = [
+        ([2usize, 5, 4, 3], [2i64, 2], [2i64, 2], valid),
+        ([2, 5, 4, 3], [3, 2], [2, 1], same),
+        ([1, 6, 5, 2], [2, 1], [3, 2], same),
+        ([1, 7, 6, 2], [2, 2], [3, 4], valid),
+        ([2, 3, 3, 1], [3, 3], [1, 1], same),
+    ];
+    for (shape, k, s, p) in cases {
+        let (shape, k, s) = (&shape[..], [1, k[0], k[1], 1], [1, s[0], s[1], 1]);
+        check(shape, vals(shape, 2), |x| nn::avg_pool(x, k, s, p));
+        // The gradient of AvgPoolGrad with respect to its incoming gradient.
+        let g = Graph::new();
+        let probe = placeholder(&g, DType::F64, Shape::known(shape))?;
+        let ys = nn::avg_pool(&probe, k, s, p)?.shape().to_known().unwrap();
+        let dims: Vec<i32> = shape.iter().map(|&d| d as i32).collect();
+        check(&ys, vals(&ys, 4), |dy| {
+            let orig = constant(dy.graph(), Tensor::from(dims.clone()))?;
+            nn::avg_pool_grad(&orig, dy, k, s, p)
+        });
+    }
+    // An unknown static shape takes the Shape op path.
+    let g = Graph::new();
+    let x = placeholder(&g, DType::F64, Shape::unknown())?;
+    let y = nn::avg_pool(&x, [1, 2, 2, 1], [1, 1, 1, 1], same)?;
+    let err = gradient_error(&x, &vals(&[2, 3, 4, 2], 5), &y, &[])?;
+    assert!(err < 1e-6, "gradient error {err} with an unknown shape");
+
+    let g = Graph::new();
+    let nine = Tensor::from_vec(&[1, 3, 3, 1], (1..=9).map(|v| v as f32).collect())?;
+    let x = constant(&g, nine.clone())?;
+    let y = nn::avg_pool(&x, [1, 2, 2, 1], [1, 1, 1, 1], same)?;
+    let loss = math::reduce_sum(&math::mul(&y, &constant(&g, nine)?)?, [0, 1, 2, 3])?;
+    let dx = gradients(&[loss], &[x], None)?.remove(0).unwrap();
+    assert_eq!(dx.op().op_type(), "AvgPoolGrad");
+    assert_eq!(dx.shape(), Shape::known(&[1, 3, 3, 1]));
+    let got = Session::new(&g)?.eval(&dx)?.to_vec::<f32>()?;
+    assert_eq!(got, [0.25, 0.75, 2.0, 1.25, 3.0, 6.25, 4.5, 9.75, 17.25]);
+
+    let g = Graph::new();
+    let four = |v: Vec<f32>| Tensor::from_vec(&[1, 4, 1, 1], v);
+    let dy = constant(&g, four(vec![1.0, 2.0, 3.0, 4.0])?)?;
+    let orig = constant(&g, Tensor::from(vec![1i32, 4, 1, 1]))?;
+    let dx = nn::avg_pool_grad(&orig, &dy, [1, 5, 1, 1], [1, 1, 1, 1], same)?;
+    let w = constant(&g, four(vec![1.0, 2.0, 3.0, 4.0])?)?;
+    let loss = math::reduce_sum(&math::mul(&dx, &w)?, [0, 1, 2, 3])?;
+    let grads = gradients(&[loss], &[orig, dy], None)?;
+    assert!(grads[0].is_none(), "the int32 shape gets no gradient");
+    let ddy = grads[1].clone().unwrap();
+    assert_eq!(ddy.op().op_type(), "AvgPool");
+    let got = Session::new(&g)?.eval(&ddy)?.to_vec::<f32>()?;
+    assert_eq!(got, [2.0, 2.5, 2.5, 3.0]);
+    Ok(())
+}
