@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use serde_json::Value as Json;
-use weir::graph::graph_def::proto::GraphDef;
+use weir::graph::graph_def::proto::{FunctionDef, GraphDef, NodeDef};
 use weir::graph::graph_def::Message;
 use weir::prelude::*;
 
@@ -209,65 +209,72 @@ fn tensorflow_2s_functional_cond_flip_and_call_lower_to_switch_merge_and_run_as_
 /// One node of [`functional_graph`]: name, op, inputs and its function attribute.
 type Spec<'a> = (&'a str, &'a str, &'a [&'a str], Option<(&'a str, &'a str)>);
 
-/// A GraphDef of `nodes` with the functions `recursive`, each calling itself.
-fn functional_graph(nodes: &[Spec<'_>], recursive: &[&str]) -> GraphDef {
-    use weir::graph::graph_def::proto::{
-        attr_value_proto::Value, AttrValueProto, FunctionArg, FunctionDef, FunctionDefLibrary,
-        FunctionSignature, ListValue, NameAttrList, NodeDef,
-    };
-    let types = |t: Vec<i32>| AttrValueProto {
+/// A node of `spec`, with one float32 argument and result (`Tin`, `Tout`).
+fn spec_node((name, op, input, f): Spec<'_>) -> NodeDef {
+    use weir::graph::graph_def::proto::NameAttrList;
+    use weir::graph::graph_def::proto::{attr_value_proto::Value, AttrValueProto, ListValue};
+    let types = AttrValueProto {
         value: Some(Value::List(ListValue {
-            r#type: t,
+            r#type: vec![1],
             ..ListValue::default()
         })),
     };
-    let func = |name: &str| AttrValueProto {
-        value: Some(Value::Func(NameAttrList {
+    let mut attr = std::collections::BTreeMap::new();
+    attr.insert("Tin".to_string(), types.clone());
+    attr.insert("Tout".to_string(), types);
+    if let Some((key, name)) = f {
+        let func = Value::Func(NameAttrList {
             name: name.to_string(),
-        })),
+        });
+        attr.insert(key.to_string(), AttrValueProto { value: Some(func) });
+    }
+    NodeDef {
+        name: name.to_string(),
+        op: op.to_string(),
+        input: input.iter().map(|s| s.to_string()).collect(),
+        device: String::new(),
+        attr,
+    }
+}
+
+/// A function `name(a) -> r` of `body`, returning `ret`.
+fn unary_function(name: &str, body: Vec<NodeDef>, ret: &str) -> FunctionDef {
+    use weir::graph::graph_def::proto::{FunctionArg, FunctionSignature};
+    let arg = |n: &str| FunctionArg {
+        name: n.into(),
+        r#type: 1,
     };
-    let node = |name: &str, op: &str, input: &[&str], f: Option<(&str, &str)>| {
-        let mut attr = std::collections::BTreeMap::new();
-        attr.insert("Tin".to_string(), types(vec![1]));
-        attr.insert("Tout".to_string(), types(vec![1]));
-        if let Some((key, name)) = f {
-            attr.insert(key.to_string(), func(name));
-        }
-        NodeDef {
+    FunctionDef {
+        signature: Some(FunctionSignature {
             name: name.to_string(),
-            op: op.to_string(),
-            input: input.iter().map(|s| s.to_string()).collect(),
-            device: String::new(),
-            attr,
-        }
-    };
-    let function = recursive
-        .iter()
-        .map(|&name| FunctionDef {
-            signature: Some(FunctionSignature {
-                name: name.to_string(),
-                input_arg: vec![FunctionArg {
-                    name: "a".into(),
-                    r#type: 1,
-                }],
-                output_arg: vec![FunctionArg {
-                    name: "r".into(),
-                    r#type: 1,
-                }],
-            }),
-            node_def: vec![node("again", "PartitionedCall", &["a"], Some(("f", name)))],
-            ret: [("r".to_string(), "again:output:0".to_string())].into(),
-            control_ret: Default::default(),
-        })
-        .collect();
+            input_arg: vec![arg("a")],
+            output_arg: vec![arg("r")],
+        }),
+        node_def: body,
+        ret: [("r".to_string(), ret.to_string())].into(),
+        control_ret: Default::default(),
+    }
+}
+
+/// A GraphDef of `nodes` and the library `function`.
+fn graph_with(nodes: Vec<NodeDef>, function: Vec<FunctionDef>) -> GraphDef {
     GraphDef {
-        node: nodes
-            .iter()
-            .map(|&(n, op, inputs, f)| node(n, op, inputs, f))
-            .collect(),
-        library: Some(FunctionDefLibrary { function }),
+        node: nodes,
+        library: Some(weir::graph::graph_def::proto::FunctionDefLibrary { function }),
         versions: None,
     }
+}
+
+/// A GraphDef of `nodes` with the functions `recursive`, each calling itself.
+fn functional_graph(nodes: &[Spec<'_>], recursive: &[&str]) -> GraphDef {
+    let function = recursive
+        .iter()
+        .map(|&name| {
+            let again = spec_node(("again", "PartitionedCall", &["a"], Some(("f", name))));
+            unary_function(name, vec![again], "again:output:0")
+        })
+        .collect();
+    graph_with(nodes.iter().map(|&n| spec_node(n)).collect(), function)
 }
 
 #[test]
@@ -335,81 +342,21 @@ fn mutated_functional_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
 
 #[test]
 fn functions_calling_functions_twice_per_level_are_refused_before_the_graph_explodes() {
-    use weir::graph::graph_def::proto::{
-        attr_value_proto::Value, AttrValueProto, FunctionArg, FunctionDef, FunctionDefLibrary,
-        FunctionSignature, ListValue, NameAttrList, NodeDef,
-    };
-    let call = |name: &str, f: &str, input: &str| {
-        let mut attr = std::collections::BTreeMap::new();
-        let types = AttrValueProto {
-            value: Some(Value::List(ListValue {
-                r#type: vec![1],
-                ..ListValue::default()
-            })),
-        };
-        attr.insert("Tin".to_string(), types.clone());
-        attr.insert("Tout".to_string(), types);
-        attr.insert(
-            "f".to_string(),
-            AttrValueProto {
-                value: Some(Value::Func(NameAttrList { name: f.into() })),
-            },
-        );
-        NodeDef {
-            name: name.into(),
-            op: "PartitionedCall".into(),
-            input: vec![input.into()],
-            device: String::new(),
-            attr,
-        }
+    let call = |name: &str, k: usize, input: &str| {
+        let f = format!("f{}", k + 1);
+        spec_node((name, "PartitionedCall", &[input], Some(("f", f.as_str()))))
     };
     // f_k(a) = f_{k+1}(f_{k+1}(a)), 30 levels deep: 2^30 calls of the last one.
     let function = (0..30)
-        .map(|k| FunctionDef {
-            signature: Some(FunctionSignature {
-                name: format!("f{k}"),
-                input_arg: vec![FunctionArg {
-                    name: "a".into(),
-                    r#type: 1,
-                }],
-                output_arg: vec![FunctionArg {
-                    name: "r".into(),
-                    r#type: 1,
-                }],
-            }),
-            node_def: vec![
-                call("one", &format!("f{}", k + 1), "a"),
-                call("two", &format!("f{}", k + 1), "one:output:0"),
-            ],
-            ret: [("r".to_string(), "two:output:0".to_string())].into(),
-            control_ret: Default::default(),
+        .map(|k| {
+            let body = vec![call("one", k, "a"), call("two", k, "one:output:0")];
+            unary_function(&format!("f{k}"), body, "two:output:0")
         })
-        .chain(std::iter::once(FunctionDef {
-            signature: Some(FunctionSignature {
-                name: "f30".into(),
-                input_arg: vec![FunctionArg {
-                    name: "a".into(),
-                    r#type: 1,
-                }],
-                output_arg: vec![FunctionArg {
-                    name: "r".into(),
-                    r#type: 1,
-                }],
-            }),
-            node_def: vec![],
-            ret: [("r".to_string(), "a".to_string())].into(),
-            control_ret: Default::default(),
-        }))
+        .chain(std::iter::once(unary_function("f30", vec![], "a")))
         .collect();
-    let mut x = call("x", "f0", "unused");
-    x.op = "Placeholder".into();
-    x.input.clear();
-    x.attr.clear();
-    let def = GraphDef {
-        node: vec![x, call("call", "f0", "x")],
-        library: Some(FunctionDefLibrary { function }),
-        versions: None,
-    };
+    let x = spec_node(("x", "Placeholder", &[], None));
+    let first = spec_node(("call", "PartitionedCall", &["x"], Some(("f", "f0"))));
+    let def = graph_with(vec![x, first], function);
     let err = import_graph_def(&Graph::new(), &ImportGraphDef::new(&def)).unwrap_err();
     assert!(
         err.message().contains("makes more than 1048576 nodes"),
