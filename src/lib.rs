@@ -55,10 +55,10 @@ pub mod prelude {
     pub use weir_ops::array::{
         boolean_mask, check_numerics, concat, constant, constant_named, expand_dims, fill, gather,
         gather_nd, identity, identity_n, one_hot, ones, ones_like, pad, placeholder,
-        placeholder_with_default, rank, reshape, reverse, sequence_mask, shape, size, slice, split,
-        split_v, squeeze, stack, strided_slice, tile, transpose, unique, unstack, where_indices,
-        zeros, zeros_like, ArrayExt, OneHot, Pad, PadMode, Placeholder, SequenceMask, SliceItem,
-        StridedSlice, ELLIPSIS, NEW_AXIS,
+        placeholder_with_default, rank, reshape, reverse, scatter_nd, sequence_mask, shape, size,
+        slice, split, split_v, squeeze, stack, strided_slice, tile, transpose, unique, unstack,
+        where_indices, zeros, zeros_like, ArrayExt, OneHot, Pad, PadMode, Placeholder,
+        SequenceMask, SliceItem, StridedSlice, ELLIPSIS, NEW_AXIS,
     };
     pub use weir_ops::control_flow::{
         cond, group, merge, no_op, switch, tuple, Assert, Case, Cond,
@@ -85,9 +85,9 @@ pub mod prelude {
         divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal,
         log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, mul, neg,
         not_equal, pow, range, realdiv, reduce_all, reduce_any, reduce_max, reduce_mean,
-        reduce_min, reduce_prod, reduce_sum, round, rsqrt, select, sigmoid, sign, sin, sqrt,
-        square, squared_difference, sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce,
-        Scan,
+        reduce_min, reduce_prod, reduce_sum, round, rsqrt, segment_max, segment_mean, segment_min,
+        segment_prod, segment_sum, select, sigmoid, sign, sin, sqrt, square, squared_difference,
+        sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce, Scan,
     };
     pub use weir_ops::nn;
     pub use weir_ops::parsing::{

@@ -59,7 +59,7 @@ pub fn gather_nd(params: impl Into<Output>, indices: impl Into<Output>) -> Resul
 
 /// The row-major coordinates of flat position `flat` in `shape`, as TensorFlow prints them
 /// (`1,0`).
-fn coords(shape: &[usize], mut flat: usize) -> String {
+pub(crate) fn coords(shape: &[usize], mut flat: usize) -> String {
     let mut c = vec![0usize; shape.len()];
     for j in (0..shape.len()).rev() {
         if shape[j] > 0 {
@@ -68,6 +68,39 @@ fn coords(shape: &[usize], mut flat: usize) -> String {
         }
     }
     c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The flat offset, in `shape`, of the slice each row of `idx` (an indices tensor of shape `is`,
+/// rows of `is`'s last dimension) names; an index outside `shape` is TensorFlow's error, which
+/// calls `shape` by `what` ("param shape" for GatherNd, "shape" for ScatterNd).
+pub(crate) fn index_row_offsets(
+    idx: &[i64],
+    is: &[usize],
+    shape: &[usize],
+    what: &str,
+) -> Result<Vec<usize>> {
+    let k = is.last().copied().unwrap_or(0);
+    let lead = &is[..is.len().saturating_sub(1)];
+    let n: usize = lead.iter().product();
+    let mut rows = Vec::with_capacity(n);
+    for r in 0..n {
+        let c = &idx[r * k..(r + 1) * k];
+        let mut off = 0usize;
+        for (j, &v) in c.iter().enumerate() {
+            if v < 0 || v as usize >= shape[j] {
+                let shown: Vec<String> = c.iter().map(i64::to_string).collect();
+                return Err(Error::invalid_argument(format!(
+                    "indices[{}] = [{}] does not index into {what} {}",
+                    coords(lead, r),
+                    shown.join(", "),
+                    format_dims(shape)
+                )));
+            }
+            off = off * shape[j] + v as usize;
+        }
+        rows.push(off);
+    }
+    Ok(rows)
 }
 
 /// Resolved geometry of a gather.
@@ -251,27 +284,9 @@ impl Kernel for GatherNdKernel {
         }
         let idx = to_i64s(it)?;
         let lead = &is[..is.len() - 1];
-        let n: usize = lead.iter().product();
         let inner: usize = ps[k..].iter().product();
         // Flat row offsets, checked before copying.
-        let mut rows = Vec::with_capacity(n);
-        for r in 0..n {
-            let c = &idx[r * k..(r + 1) * k];
-            let mut off = 0usize;
-            for (j, &v) in c.iter().enumerate() {
-                if v < 0 || v as usize >= ps[j] {
-                    let shown: Vec<String> = c.iter().map(i64::to_string).collect();
-                    return Err(Error::invalid_argument(format!(
-                        "indices[{}] = [{}] does not index into param shape {}",
-                        coords(lead, r),
-                        shown.join(", "),
-                        format_dims(ps)
-                    )));
-                }
-                off = off * ps[j] + v as usize;
-            }
-            rows.push(off);
-        }
+        let rows = index_row_offsets(&idx, is, ps, "param shape")?;
         let mut shape = lead.to_vec();
         shape.extend_from_slice(&ps[k..]);
         fn pick<T: TensorType>(xs: &[T], rows: &[usize], inner: usize) -> Vec<T> {

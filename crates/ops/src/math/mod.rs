@@ -25,6 +25,7 @@ mod unary;
 pub use argmax::{arg_max, arg_max_typed, arg_min, arg_min_typed};
 pub use bcast::broadcast_shapes;
 pub(crate) use binary::accumulate;
+pub(crate) use binary::Arith;
 pub use binary::{
     add, div, div_no_nan, divide, floordiv, floormod, maximum, minimum, mul, pow, realdiv,
     squared_difference, sub, truediv, truncatediv, truncatemod,
@@ -41,7 +42,9 @@ pub use reduce::{
     Reduce,
 };
 pub use scan::{cumprod, cumsum, Scan};
-pub use segment::unsorted_segment_sum;
+pub use segment::{
+    segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_sum,
+};
 pub use select::{select, select_v2, where_};
 pub use unary::{
     abs, ceil, cos, exp, floor, is_finite, is_inf, is_nan, log, log1p, neg, reciprocal, round,

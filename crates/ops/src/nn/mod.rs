@@ -1,5 +1,5 @@
 //! Neural-network ops (`tf.nn`): activations, softmax, bias_add, the cross-entropy losses,
-//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool and lrn, plus the backward kernels their
+//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool, lrn and fused_batch_norm, plus the backward kernels their
 //! gradient functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`,
 //! ...).
 //!
@@ -25,6 +25,8 @@ mod avg_pool;
 mod bias_add;
 mod conv;
 mod dropout;
+mod fused_batch_norm;
+mod fused_batch_norm_grad;
 mod in_top_k;
 mod losses;
 mod lrn;
@@ -41,6 +43,7 @@ pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad};
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
 pub use dropout::{dropout, dropout_grad, Dropout};
+pub use fused_batch_norm::fused_batch_norm;
 pub use in_top_k::in_top_k;
 pub use losses::{
     l2_loss, sigmoid_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits_grad,
@@ -184,6 +187,7 @@ pub(crate) fn register_all_ops() {
     bias_add::register();
     conv::register();
     dropout::register();
+    fused_batch_norm::register();
     in_top_k::register();
     losses::register();
     lrn::register();

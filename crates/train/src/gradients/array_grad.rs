@@ -295,6 +295,13 @@ fn gather_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![Some(dx), None, None])
 }
 
+/// TensorFlow's `_ScatterNdGrad`: each update receives the gradient at its coordinate.
+fn scatter_nd_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, indices) = (ctx.grad0()?, ctx.input(0));
+    let du = op(ctx.graph(), "GatherNd", &[&d, &indices], &[])?;
+    Ok(vec![None, Some(du), None])
+}
+
 /// Tile with a known input shape and constant multiples: sum the tiled copies.
 fn tile_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, multiples) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
@@ -384,6 +391,7 @@ pub(super) fn register() {
     register_gradient("DynamicPartition", dynamic_partition_grad);
     register_gradient("DynamicStitch", dynamic_stitch_grad);
     register_gradient("ParallelDynamicStitch", dynamic_stitch_grad);
+    register_gradient("ScatterNd", scatter_nd_grad);
     register_gradient("Tile", tile_grad);
     register_gradient("Pad", pad_grad);
     register_gradient("PadV2", pad_grad);

@@ -312,6 +312,48 @@ fn clip_grad(ctx: &GradContext<'_>) -> Grads {
     ])
 }
 
+/// Rows of `t` picked by the segment ids of the forward op (TensorFlow's `gather`).
+fn gather_by_ids(ctx: &GradContext<'_>, t: &Output) -> Result<Output> {
+    let gr = g(ctx);
+    let axis = konst(&gr, Tensor::from(0i32))?;
+    op(&gr, "GatherV2", &[t, &ctx.input(1), &axis], &[])
+}
+
+/// TensorFlow's `_SegmentSumGrad`.
+fn segment_sum_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    Ok(vec![Some(gather_by_ids(ctx, &d)?), None])
+}
+
+/// TensorFlow's `_SegmentMeanGrad`: the gradient shared by the rows of each segment. Empty
+/// segments divide by zero, but no input row gathers them.
+fn segment_mean_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x) = (ctx.grad0()?, ctx.input(0));
+    let gr = g(ctx);
+    let ones = op(&gr, "OnesLike", &[&x], &[])?;
+    let counts = op(&gr, "SegmentSum", &[&ones, &ctx.input(1)], &[])?;
+    let scaled = op(&gr, "RealDiv", &[&d, &counts], &[])?;
+    Ok(vec![Some(gather_by_ids(ctx, &scaled)?), None])
+}
+
+/// TensorFlow's `_SegmentMinOrMaxGrad`: the gradient goes to the rows equal to the segment's
+/// result, shared evenly among ties.
+fn segment_min_max_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
+    let gr = g(ctx);
+    let picked = gather_by_ids(ctx, &y)?;
+    let selected = op(&gr, "Equal", &[&x, &picked], &[])?;
+    let ind = cast_like(&selected, d.dtype())?;
+    let count = op(&gr, "SegmentSum", &[&ind, &ctx.input(1)], &[])?;
+    let weighted = op(&gr, "RealDiv", &[&d, &count], &[])?;
+    let spread = gather_by_ids(ctx, &weighted)?;
+    let zeros = op(&gr, "ZerosLike", &[&x], &[])?;
+    Ok(vec![
+        Some(op(&gr, "SelectV2", &[&selected, &spread, &zeros], &[])?),
+        None,
+    ])
+}
+
 pub(super) fn register() {
     register_gradient("AddV2", add_grad);
     register_gradient("Add", add_grad);
@@ -342,4 +384,8 @@ pub(super) fn register() {
     register_gradient("SelectV2", select_grad);
     register_gradient("Cumsum", cumsum_grad);
     register_gradient("ClipByValue", clip_grad);
+    register_gradient("SegmentSum", segment_sum_grad);
+    register_gradient("SegmentMean", segment_mean_grad);
+    register_gradient("SegmentMax", segment_min_max_grad);
+    register_gradient("SegmentMin", segment_min_max_grad);
 }

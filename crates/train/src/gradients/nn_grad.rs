@@ -1,5 +1,6 @@
 //! Gradients of the nn ops (TensorFlow's `nn_grad.py`): activations, softmax, the
-//! cross-entropy losses, bias_add, l2_loss, dropout, conv2d, max_pool, avg_pool, lrn and top_k.
+//! cross-entropy losses, bias_add, l2_loss, dropout, conv2d, max_pool, avg_pool, lrn, top_k and
+//! fused_batch_norm.
 
 use weir_graph::{AttrValue, Output, Result, Tensor};
 
@@ -258,6 +259,49 @@ fn avg_pool_grad_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![None, Some(op(ctx.graph(), "AvgPool", &[&d], &attrs)?)])
 }
 
+/// FusedBatchNorm / V2 / V3 (TensorFlow's `_BaseFusedBatchNormGrad`): one backward node for
+/// x, scale and offset. In training it reads the batch statistics the forward pass saved in
+/// its reserve-space outputs; in inference the population mean and variance inputs, which
+/// are constants of the forward computation, so `mean` and `variance` get no gradient in
+/// either mode. (TensorFlow's transposes for NCHW inference are left out: weir's kernels run
+/// channels-last data only.)
+fn fused_batch_norm_grad(ctx: &GradContext<'_>) -> Grads {
+    let g = ctx.graph();
+    let y = ctx.output(0);
+    // TensorFlow's gradients fill a missing output gradient with zeros for a multi-output op.
+    let d = match ctx.grad(0) {
+        Some(d) => d.clone(),
+        None => op(g, "ZerosLike", &[&y], &[])?,
+    };
+    let op_type = ctx.op().op_type();
+    let grad_op = match op_type.as_str() {
+        "FusedBatchNormV3" => "FusedBatchNormGradV3",
+        "FusedBatchNormV2" => "FusedBatchNormGradV2",
+        _ => "FusedBatchNormGrad",
+    };
+    let is_training: bool = ctx.attr("is_training")?;
+    let (x, scale) = (ctx.input(0), ctx.input(1));
+    let (mean, var) = if is_training {
+        (ctx.output(3), ctx.output(4))
+    } else {
+        (ctx.input(3), ctx.input(4))
+    };
+    let mut inputs = vec![&d, &x, &scale, &mean, &var];
+    let reserve3 = (grad_op == "FusedBatchNormGradV3").then(|| ctx.output(5));
+    if let Some(r) = &reserve3 {
+        inputs.push(r);
+    }
+    let attrs = config_attrs(ctx, &["epsilon", "data_format", "is_training"]);
+    let node = super::op_node(g, grad_op, &inputs, &attrs)?;
+    Ok(vec![
+        Some(node.output(0)?),
+        Some(node.output(1)?),
+        Some(node.output(2)?),
+        None,
+        None,
+    ])
+}
+
 pub(super) fn register() {
     register_gradient("Relu", relu_grad);
     register_gradient("Relu6", relu6_grad);
@@ -277,4 +321,7 @@ pub(super) fn register() {
     register_gradient("AvgPoolGrad", avg_pool_grad_grad);
     register_gradient("LRN", lrn_grad);
     register_gradient("TopKV2", top_k_grad);
+    register_gradient("FusedBatchNorm", fused_batch_norm_grad);
+    register_gradient("FusedBatchNormV2", fused_batch_norm_grad);
+    register_gradient("FusedBatchNormV3", fused_batch_norm_grad);
 }

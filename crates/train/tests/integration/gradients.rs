@@ -493,3 +493,99 @@ fn avg_pool_gradient() -> Result<()> {
     assert_eq!(got, [2.0, 2.5, 2.5, 3.0]);
     Ok(())
 }
+
+#[test]
+fn scatter_nd_gradient() {
+    // Duplicate coordinates and 2-D slices: each update row gets the gradient at its row.
+    check(&[3, 2], vals(&[3, 2], 1), |u| {
+        let g = u.graph();
+        let i = constant(g, Tensor::from_vec(&[3, 1], vec![2, 0, 2])?)?;
+        array::scatter_nd(&i, u, constant(g, Tensor::from(vec![4, 2]))?)
+    });
+}
+
+#[test]
+fn segment_sum_gradient() {
+    check(&[5, 2], vals(&[5, 2], 2), |x| {
+        math::segment_sum(x, constant(x.graph(), Tensor::from(vec![0, 0, 2, 3, 3]))?)
+    });
+}
+
+#[test]
+fn segment_mean_gradient() {
+    check(&[5, 2], vals(&[5, 2], 3), |x| {
+        math::segment_mean(
+            x,
+            constant(x.graph(), Tensor::from(vec![0i64, 0, 2, 3, 3]))?,
+        )
+    });
+}
+
+#[test]
+fn segment_max_min_gradient() {
+    // Distinct values, so no ties sit on the central-difference step.
+    for max in [true, false] {
+        check(&[5, 2], vals(&[5, 2], 4), |x| {
+            let ids = constant(x.graph(), Tensor::from(vec![0, 0, 0, 2, 2]))?;
+            if max {
+                math::segment_max(x, ids)
+            } else {
+                math::segment_min(x, ids)
+            }
+        });
+    }
+}
+
+/// FusedBatchNormV3's gradient (TensorFlow's `_FusedBatchNormV3Grad`, one FusedBatchNormGradV3
+/// node) against central differences, in training (through the batch statistics) and in
+/// inference, with respect to x, scale and offset. The op is float32 only, as on TensorFlow's
+/// CPU, so the differences use float32's step (1e-3) and a looser tolerance. mean and variance
+/// get no gradient in either mode.
+#[test]
+fn fused_batch_norm_gradient() -> Result<()> {
+    let f32s = |t: Tensor| -> Result<Tensor> {
+        let v = t.to_vec::<f64>()?.iter().map(|&v| v as f32).collect();
+        Tensor::from_vec(t.shape(), v)
+    };
+    let x_shape = [2usize, 3, 2, 3];
+    for training in [true, false] {
+        for wrt in 0..3 {
+            let g = Graph::new();
+            let consts = [
+                f32s(vals(&x_shape, 1))?,
+                f32s(positive(&[3], 2))?,
+                f32s(vals(&[3], 3))?,
+            ];
+            let shapes: [&[usize]; 3] = [&x_shape, &[3], &[3]];
+            let probe = placeholder(&g, DType::F32, Shape::known(shapes[wrt]))?;
+            let arg = |i: usize| -> Result<Output> {
+                if i == wrt {
+                    Ok(probe.clone())
+                } else {
+                    constant(&g, consts[i].clone())
+                }
+            };
+            let mean = constant(&g, Tensor::from(vec![0.1f32, -0.2, 0.3]))?;
+            let var = constant(&g, Tensor::from(vec![0.5f32, 2.0, 1.0]))?;
+            let (y, _, _) = nn::fused_batch_norm(
+                arg(0)?,
+                arg(1)?,
+                arg(2)?,
+                Some(mean.clone()),
+                Some(var.clone()),
+                0.001,
+                training,
+            )?;
+            let err = gradient_error(&probe, &consts[wrt], &y, &[])?;
+            assert!(
+                err < 1e-2,
+                "gradient error {err} (training {training}, input {wrt})"
+            );
+            let grads = gradients(std::slice::from_ref(&y), &[mean, var], None)?;
+            assert!(grads.iter().all(Option::is_none));
+            let d = gradients(&[y], std::slice::from_ref(&probe), None)?.remove(0);
+            assert_eq!(d.unwrap().op().op_type(), "FusedBatchNormGradV3");
+        }
+    }
+    Ok(())
+}
