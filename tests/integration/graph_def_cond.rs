@@ -363,3 +363,54 @@ fn functions_calling_functions_twice_per_level_are_refused_before_the_graph_expl
         "{err}"
     );
 }
+
+#[test]
+fn tensorflow_1s_batch_norm_switched_by_is_training_runs_and_trains_as_there() -> Result<()> {
+    // A v1 cond between FusedBatchNormV3 on the batch (training) and on the moving statistics
+    // (evaluation), moving averages updated by assignments, and TensorFlow's own gradient
+    // through the cond and FusedBatchNormGradV3. Within a few float32 ulps of TensorFlow: weir
+    // sums the statistics in float64.
+    let all: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
+    let want = &all["batch_norm_cond"];
+    let gd = GraphDef::decode(&std::fs::read(data("batch_norm_cond.pb")).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    let (x, t) = (g.tensor_by_name("x:0")?, g.tensor_by_name("training:0")?);
+    let (y, loss) = (g.tensor_by_name("y:0")?, g.tensor_by_name("loss:0")?);
+    let op = |n: &str| g.operation_by_name(n).unwrap();
+    let xs = Tensor::from_vec(&[2, 2, 2, 3], f32s(&want["x"]))?;
+    let sess = Session::new(&g)?;
+    sess.run(&RunArgs::new().target(&op("init")))?;
+    let run = |training: bool, fetch: &Output, target: Option<Operation>| -> Result<Tensor> {
+        let mut args = RunArgs::new()
+            .feed(&x, xs.clone())
+            .feed(&t, training)
+            .fetch(fetch);
+        if let Some(op) = target {
+            args = args.target(&op);
+        }
+        Ok(sess.run(&args)?.remove(0))
+    };
+    close(
+        &run(true, &y, None)?.to_vec::<f32>()?,
+        &f32s(&want["train_y"]),
+        "train_y",
+    );
+    run(true, &loss, Some(op("update")))?;
+    close(
+        &run(false, &y, None)?.to_vec::<f32>()?,
+        &f32s(&want["eval_y"]),
+        "eval_y",
+    );
+    for (k, want_loss) in f32s(&want["losses"]).into_iter().enumerate() {
+        let got = run(true, &loss, Some(op("train")))?.to_scalar::<f32>()?;
+        close(&[got], &[want_loss], &format!("loss {k}"));
+    }
+    close(
+        &run(false, &y, None)?.to_vec::<f32>()?,
+        &f32s(&want["eval_after"]),
+        "eval_after",
+    );
+    Ok(())
+}

@@ -289,5 +289,42 @@ with g.as_default():
     }
     open("cond_v2.pb", "wb").write(gd.SerializeToString())
 
+# Batch normalization switched by an is_training placeholder, as tf.layers wrote it in
+# TensorFlow 1: a v1 cond between FusedBatchNormV3 on the batch and on the moving statistics,
+# the moving averages updated by assignments, and a training step through both.
+tf1.disable_control_flow_v2()
+g = tf.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [None, 2, 2, 3], name="x")
+    t = tf1.placeholder(tf.bool, [], name="training")
+    gamma = tf1.Variable(tf.ones([3]), name="gamma", use_resource=False)
+    beta = tf1.Variable(tf.zeros([3]), name="beta", use_resource=False)
+    mm = tf1.Variable(tf.zeros([3]), name="moving_mean", trainable=False, use_resource=False)
+    mv = tf1.Variable(tf.ones([3]), name="moving_var", trainable=False, use_resource=False)
+    y, bm, bv = tf1.cond(
+        t,
+        lambda: tf1.nn.fused_batch_norm(x, gamma, beta, epsilon=1e-3)[:3],
+        lambda: tf1.nn.fused_batch_norm(x, gamma, beta, mean=mm, variance=mv, epsilon=1e-3,
+                                        is_training=False)[:3])
+    y = tf.identity(y, name="y")
+    update = tf.group(tf1.assign(mm, 0.9 * mm + 0.1 * bm), tf1.assign(mv, 0.9 * mv + 0.1 * bv),
+                      name="update")
+    loss = tf.reduce_sum(y * y, name="loss")
+    train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+    init = tf1.global_variables_initializer()
+    xs = (np.arange(24, dtype=np.float32).reshape(2, 2, 2, 3) / 10.0) ** 2
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        train_y = s.run(y, {x: xs, t: True}).ravel().tolist()
+        s.run(update, {x: xs, t: True})
+        eval_y = s.run(y, {x: xs, t: False}).ravel().tolist()
+        losses = [float(s.run([loss, train], {x: xs, t: True})[0]) for _ in range(3)]
+        eval_after = s.run(y, {x: xs, t: False}).ravel().tolist()
+    expected["batch_norm_cond"] = {
+        "x": xs.ravel().tolist(), "train_y": train_y, "eval_y": eval_y, "losses": losses,
+        "eval_after": eval_after, "ops": sorted(set(n.op for n in g.as_graph_def().node)),
+    }
+    open("batch_norm_cond.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 json.dump(expected, open("expected.json", "w"), indent=1, sort_keys=True)
 print(json.dumps(expected, indent=1, sort_keys=True))
