@@ -67,9 +67,9 @@ pub mod prelude {
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
     };
     pub use weir_ops::image::{
-        adjust_brightness, adjust_contrast, convert_image_dtype, per_image_standardization,
-        random_brightness, random_contrast, random_flip_left_right, random_flip_up_down, resize,
-        Resize, ResizeMethod,
+        adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, convert_image_dtype,
+        per_image_standardization, random_brightness, random_contrast, random_flip_left_right,
+        random_flip_up_down, random_hue, random_saturation, resize, Resize, ResizeMethod,
     };
     pub use weir_ops::import_graph_def;
     pub use weir_ops::init_ops::Initializer;

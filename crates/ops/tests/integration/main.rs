@@ -17,6 +17,7 @@ mod fixtures_parse_example;
 mod grad_check;
 mod image;
 mod image_crop_pad;
+mod image_hsv;
 mod io_files;
 mod io_proptest;
 mod io_readers;
