@@ -124,13 +124,7 @@ pub fn random_brightness(
         return Err(Error::invalid_argument("max_delta must be non-negative."));
     }
     let image = image.into();
-    let mut delta = RandomUniform::new([0usize; 0])
-        .minval(-max_delta)
-        .maxval(max_delta);
-    if let Some(s) = seed {
-        delta = delta.seed(s);
-    }
-    let delta = delta.build(image.graph())?;
+    let delta = uniform_scalar(image.graph(), -max_delta, max_delta, seed)?;
     adjust_brightness(image, delta)
 }
 
@@ -142,19 +136,36 @@ pub fn random_contrast(
     upper: f32,
     seed: Option<i64>,
 ) -> Result<Output> {
+    check_factor_range(lower, upper)?;
+    let image = image.into();
+    let factor = uniform_scalar(image.graph(), lower, upper, seed)?;
+    adjust_contrast(image, factor)
+}
+
+/// TensorFlow's checks of a random factor's range (`random_contrast`, `random_saturation`).
+pub(super) fn check_factor_range(lower: f32, upper: f32) -> Result<()> {
     if upper <= lower {
         return Err(Error::invalid_argument("upper must be > lower."));
     }
     if lower < 0.0 {
         return Err(Error::invalid_argument("lower must be non-negative."));
     }
-    let image = image.into();
-    let mut factor = RandomUniform::new([0usize; 0]).minval(lower).maxval(upper);
+    Ok(())
+}
+
+/// `random_ops.random_uniform([], lo, hi, seed=seed)`, as TensorFlow's random image helpers
+/// draw their delta or factor.
+pub(super) fn uniform_scalar(
+    g: &weir_graph::Graph,
+    lo: f32,
+    hi: f32,
+    seed: Option<i64>,
+) -> Result<Output> {
+    let mut u = RandomUniform::new([0usize; 0]).minval(lo).maxval(hi);
     if let Some(s) = seed {
-        factor = factor.seed(s);
+        u = u.seed(s);
     }
-    let factor = factor.build(image.graph())?;
-    adjust_contrast(image, factor)
+    u.build(g)
 }
 
 struct ContrastKernel;

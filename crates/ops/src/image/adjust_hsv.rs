@@ -8,14 +8,14 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, DType, Error, Graph, InferenceContext, Kernel, OpContext, OpDef, Output,
-    Result, Tensor,
+    format_dims, ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
+    Tensor,
 };
 
+use super::adjust::{check_factor_range, uniform_scalar};
 use super::convert::ConvertImageDtype;
 use super::Operand;
 use crate::array::constant;
-use crate::random::RandomUniform;
 
 /// `tf.image.adjust_hue(image, delta)`: rotates the hue of RGB images (last dimension 3) by
 /// `delta`, a fraction of the colour circle (usually in `[-1, 1]`; a larger one wraps around);
@@ -104,25 +104,10 @@ pub fn random_saturation(
     upper: f32,
     seed: Option<i64>,
 ) -> Result<Output> {
-    if upper <= lower {
-        return Err(Error::invalid_argument("upper must be > lower."));
-    }
-    if lower < 0.0 {
-        return Err(Error::invalid_argument("lower must be non-negative."));
-    }
+    check_factor_range(lower, upper)?;
     let image = image.into();
     let factor = uniform_scalar(image.graph(), lower, upper, seed)?;
     adjust_saturation(image, factor)
-}
-
-/// `random_ops.random_uniform([], lo, hi, seed=seed)`, as TensorFlow's random image helpers
-/// draw their factor.
-fn uniform_scalar(g: &Graph, lo: f32, hi: f32, seed: Option<i64>) -> Result<Output> {
-    let mut u = RandomUniform::new([0usize; 0]).minval(lo).maxval(hi);
-    if let Some(s) = seed {
-        u = u.seed(s);
-    }
-    u.build(g)
 }
 
 /// Adds `op` on the image as float32 and converts back without saturating, as
