@@ -92,8 +92,9 @@ pub mod prelude {
     pub use weir_ops::nn;
     pub use weir_ops::parsing::{
         decode_csv, decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
-        DecodeCsv, DecodeRaw, Features, FixedLenFeature, FixedLenSequenceFeature, ParseExample,
-        ParsedFeatures, SparseFeature, SparseFeatureOutput, VarLenFeature,
+        parse_tensor, serialize_tensor, DecodeCsv, DecodeRaw, Features, FixedLenFeature,
+        FixedLenSequenceFeature, ParseExample, ParsedFeatures, SparseFeature, SparseFeatureOutput,
+        VarLenFeature,
     };
     pub use weir_ops::random::{
         multinomial, random_crop, random_normal, random_shuffle, random_uniform, truncated_normal,

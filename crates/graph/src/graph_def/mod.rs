@@ -109,6 +109,25 @@ pub fn tensor_proto(t: &Tensor) -> Result<TensorProto> {
     Ok(p)
 }
 
+/// `t` as a `TensorProto` laid out as TensorFlow's `Tensor::AsProtoTensorContent` lays it out,
+/// which `tf.io.serialize_tensor` writes: every numeric or boolean value, a scalar's too, as
+/// little-endian `tensor_content`; strings as `string_val`.
+pub fn tensor_proto_content(t: &Tensor) -> Result<TensorProto> {
+    let mut p = tensor_proto(t)?;
+    if t.rank() == 0 && t.dtype() != DType::String {
+        // tensor_proto put the scalar in its typed field; lay it out as an array of one.
+        let one = t.reshape(&[1])?;
+        let content = tensor_proto(&one)?.tensor_content;
+        p = TensorProto {
+            dtype: p.dtype,
+            tensor_shape: p.tensor_shape,
+            tensor_content: content,
+            ..TensorProto::default()
+        };
+    }
+    Ok(p)
+}
+
 /// An attribute as TensorFlow's `AttrValue`.
 pub fn attr_proto(v: &AttrValue) -> Result<AttrValueProto> {
     let value = match v {

@@ -20,6 +20,7 @@ pub mod numbers;
 mod packed_varint;
 mod sequence;
 mod sequence_ops;
+mod serialize_tensor;
 mod sparse_merge;
 mod wire;
 
@@ -37,6 +38,7 @@ pub use features::{
 };
 pub use sequence::{parse_sequence_example_tensors, SequenceConfig, SequenceTensors};
 pub use sequence_ops::{parse_single_sequence_example, ParseSingleSequenceExample};
+pub use serialize_tensor::{parse_tensor, serialize_tensor};
 pub use sparse_merge::merge_sparse;
 
 pub(crate) fn register_all_ops() {
@@ -46,4 +48,5 @@ pub(crate) fn register_all_ops() {
     example_v2::register();
     sparse_merge::register();
     sequence_ops::register();
+    serialize_tensor::register();
 }

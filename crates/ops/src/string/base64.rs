@@ -33,8 +33,8 @@ pub fn decode_base64(input: impl Into<Output>) -> Result<Output> {
 }
 
 /// Web-safe base64 of `data`.
-#[cfg(test)]
-fn encode(data: &[u8], pad: bool) -> Vec<u8> {
+/// The web-safe base64 of `data`.
+pub(crate) fn encode(data: &[u8], pad: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len().div_ceil(3) * 4);
     encode_into(data, pad, &mut out);
     out

@@ -18,7 +18,7 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
-mod base64;
+pub(crate) mod base64;
 mod convert;
 pub(crate) mod format;
 mod hash;

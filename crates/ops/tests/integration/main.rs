@@ -42,6 +42,7 @@ mod queue_util;
 mod random;
 mod random_props;
 mod scatter_segment;
+mod serialize_tensor;
 mod sparse;
 mod string;
 mod summary;
