@@ -251,7 +251,7 @@ fn text_graph_defs_that_are_not_refuse_with_line_and_column() {
 }
 
 /// Bytes of `base` with a few replaced, inserted or removed, from a small LCG.
-pub(crate) fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
+fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
     let mut s = seed
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
@@ -275,16 +275,14 @@ pub(crate) fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
     v
 }
 
-#[test]
-fn mutated_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
-    let binary = std::fs::read(data("softmax_train.pb")).unwrap();
-    let text = std::fs::read(data("softmax_train.pbtxt")).unwrap();
+/// Imports 1,500 mutations of `binary` (and of `text`, a text GraphDef, when given): how many
+/// imported and how many were refused. A panic fails the calling test.
+pub(crate) fn import_mutations(binary: &[u8], text: Option<&[u8]>) -> (usize, usize) {
     let (mut imported, mut refused) = (0, 0);
     for seed in 0..1500u64 {
         let defs = [
-            GraphDef::decode(&mutate(&binary, seed)[..]).ok(),
-            String::from_utf8(mutate(&text, seed))
-                .ok()
+            GraphDef::decode(&mutate(binary, seed)[..]).ok(),
+            text.and_then(|t| String::from_utf8(mutate(t, seed)).ok())
                 .and_then(|t| parse_text(&t).ok()),
         ];
         for def in defs.into_iter().flatten() {
@@ -294,6 +292,14 @@ fn mutated_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
             }
         }
     }
+    (imported, refused)
+}
+
+#[test]
+fn mutated_graph_defs_end_in_a_graph_or_an_error_never_a_panic() {
+    let binary = std::fs::read(data("softmax_train.pb")).unwrap();
+    let text = std::fs::read(data("softmax_train.pbtxt")).unwrap();
+    let (imported, refused) = import_mutations(&binary, Some(&text));
     // Both outcomes happen: the mutations reach the importer, not only the decoders.
     assert!(
         imported > 0 && refused > 0,

@@ -108,6 +108,27 @@ pub struct NodeDef {
     pub attr: std::collections::BTreeMap<String, AttrValueProto>,
 }
 
+impl NodeDef {
+    /// A node named `name` of `op`, with `input` (data, then `^control`) and `attrs`.
+    pub fn new(
+        name: String,
+        op: &str,
+        input: Vec<String>,
+        attrs: &[(&str, AttrValueProto)],
+    ) -> NodeDef {
+        NodeDef {
+            name,
+            op: op.to_string(),
+            input,
+            device: String::new(),
+            attr: attrs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
 /// `tensorflow.AttrValue`.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct AttrValueProto {

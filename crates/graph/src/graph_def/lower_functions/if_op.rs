@@ -6,8 +6,8 @@ use super::super::proto::attr_value_proto::Value;
 use super::super::proto::{FunctionDef, NodeDef};
 use super::inline::inline;
 use super::{
-    attr, function, merge, node, optional_type, split_inputs, stand_in, tensor_name, type_attr,
-    types, zero_constant, VariantTypes, DT_BOOL, DT_VARIANT,
+    attr, function, merge, optional_type, split_inputs, stand_in, tensor_name, type_attr, types,
+    zero_constant, VariantTypes, DT_BOOL, DT_VARIANT,
 };
 use crate::{Error, Result};
 
@@ -75,20 +75,20 @@ pub(super) fn lower_if(
     let mut out = Vec::new();
     let mut pred_inputs = vec![cond.clone(), cond.clone()];
     pred_inputs.extend(controls.iter().cloned());
-    out.push(node(
+    out.push(NodeDef::new(
         format!("{p}/switch_pred"),
         "Switch",
         pred_inputs,
         &[("T", type_attr(DT_BOOL))],
     ));
     let bool_t = [("T", type_attr(DT_BOOL))];
-    out.push(node(
+    out.push(NodeDef::new(
         format!("{p}/switch_f"),
         "Identity",
         vec![format!("{p}/switch_pred:0")],
         &bool_t,
     ));
-    out.push(node(
+    out.push(NodeDef::new(
         format!("{p}/switch_t"),
         "Identity",
         vec![format!("{p}/switch_pred:1")],
@@ -97,7 +97,7 @@ pub(super) fn lower_if(
     for (k, (a, &t)) in args.iter().zip(&tin).enumerate() {
         let mut inputs = vec![a.clone(), cond.clone()];
         inputs.extend(controls.iter().cloned());
-        out.push(node(
+        out.push(NodeDef::new(
             format!("{p}/input_{k}"),
             "Switch",
             inputs,
@@ -128,7 +128,7 @@ pub(super) fn lower_if(
         out.extend(body.nodes);
         let mut ready = vec![pivot];
         ready.extend(body.control_ret.into_iter().map(|c| format!("^{c}")));
-        out.push(node(
+        out.push(NodeDef::new(
             format!("{p}/{branch}_done"),
             "Identity",
             ready,

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::super::proto::attr_value_proto::Value;
 use super::super::proto::{FunctionDef, NodeDef};
-use super::{attr, is_functional, node, type_attr};
+use super::{attr, is_functional, type_attr};
 use crate::{registry, ArgType, Error, Result};
 
 /// A function body inlined: its nodes, renamed; its results as tensor names; the nodes its
@@ -101,7 +101,7 @@ pub(super) fn inline(
         if let ("OptionalFromValue" | "OptionalGetValue", Some(t)) =
             (m.op.as_str(), optional_component(&m))
         {
-            m = node(m.name, "Identity", m.input, &[("T", type_attr(t))]);
+            m = NodeDef::new(m.name, "Identity", m.input, &[("T", type_attr(t))]);
         }
         nodes.push(m);
     }

@@ -213,22 +213,9 @@ fn type_attr(t: i32) -> AttrValueProto {
     }
 }
 
-fn node(name: String, op: &str, input: Vec<String>, attrs: &[(&str, AttrValueProto)]) -> NodeDef {
-    NodeDef {
-        name,
-        op: op.to_string(),
-        input,
-        device: String::new(),
-        attr: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-    }
-}
-
 fn merge(name: String, inputs: Vec<String>, t: i32) -> NodeDef {
     let n = inputs.len() as i64;
-    node(
+    NodeDef::new(
         name,
         "Merge",
         inputs,
@@ -251,7 +238,7 @@ fn stand_in(name: &str, outputs: Vec<String>, types: Vec<i32>, controls: Vec<Str
     let empty = inputs.is_empty();
     inputs.extend(controls);
     if empty {
-        return node(name.to_string(), "NoOp", inputs, &[]);
+        return NodeDef::new(name.to_string(), "NoOp", inputs, &[]);
     }
     let t = AttrValueProto {
         value: Some(Value::List(ListValue {
@@ -259,7 +246,7 @@ fn stand_in(name: &str, outputs: Vec<String>, types: Vec<i32>, controls: Vec<Str
             ..ListValue::default()
         })),
     };
-    node(name.to_string(), "IdentityN", inputs, &[("T", t)])
+    NodeDef::new(name.to_string(), "IdentityN", inputs, &[("T", t)])
 }
 
 /// `node:index` for an input naming `node` or `node:index`.
@@ -291,7 +278,7 @@ fn zero_constant(name: &str, t: i32, input: Vec<String>) -> NodeDef {
             ..TensorProto::default()
         })),
     };
-    node(
+    NodeDef::new(
         name.to_string(),
         "Const",
         input,

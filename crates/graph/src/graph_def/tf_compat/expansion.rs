@@ -45,16 +45,8 @@ impl Expansion<'_> {
         };
         let mut input: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
         input.extend(self.controls.iter().cloned());
-        self.nodes.push(NodeDef {
-            name: name.clone(),
-            op: op.to_string(),
-            input,
-            device: String::new(),
-            attr: attrs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
-        });
+        self.nodes
+            .push(NodeDef::new(name.clone(), op, input, attrs));
         name
     }
 
