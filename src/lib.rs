@@ -61,7 +61,7 @@ pub mod prelude {
         SequenceMask, SliceItem, StridedSlice, ELLIPSIS, NEW_AXIS,
     };
     pub use weir_ops::control_flow::{
-        cond, group, merge, no_op, switch, tuple, Assert, Case, Cond,
+        cond, group, merge, no_op, switch, tuple, while_loop, Assert, Case, Cond, WhileLoop,
     };
     pub use weir_ops::data_flow::{
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,

@@ -1,7 +1,7 @@
 //! Nodes, and the `Output` and `Operation` handles that refer to them.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::attr::{get_attr, AttrValue, Attrs, FromAttr};
 use crate::{DType, Error, Graph, OpDef, Result, Shape};
@@ -19,6 +19,9 @@ pub struct Node {
     pub(crate) output_shapes: Vec<Shape>,
     /// The control-flow context the node was built in (a `cond` branch), by id.
     pub(crate) context: Option<usize>,
+    /// A while loop's `Merge`: the `NextIteration` output that is its last input, set once the
+    /// loop's body exists. Kept apart from `inputs` so that a node's inputs still come before it.
+    pub(crate) back_edge: OnceLock<(usize, usize)>,
 }
 
 impl Node {
@@ -93,6 +96,37 @@ impl Node {
     /// Whether the op type is stateful.
     pub fn is_stateful(&self) -> bool {
         self.def.is_stateful
+    }
+
+    /// For the `Merge` of a while loop's variable, the `NextIteration` output it also takes:
+    /// TensorFlow's back edge, an input added after the node (`op._update_input(1, ..)`).
+    /// [`inputs`](Self::inputs) leaves it out, so they always come before the node.
+    pub fn loop_back_edge(&self) -> Option<(usize, usize)> {
+        self.back_edge.get().copied()
+    }
+
+    /// A copy of this node (same id, name, op and attributes) with other inputs and outputs: what
+    /// a run plan puts in a node's place when it runs something else there (a whole while loop
+    /// in place of its first `Exit`).
+    pub fn rewired(
+        &self,
+        inputs: Vec<(usize, usize)>,
+        control_inputs: Vec<usize>,
+        output_dtypes: Vec<DType>,
+        output_shapes: Vec<Shape>,
+    ) -> Node {
+        Node {
+            id: self.id,
+            name: self.name.clone(),
+            def: self.def.clone(),
+            inputs,
+            control_inputs,
+            attrs: self.attrs.clone(),
+            output_dtypes,
+            output_shapes,
+            context: self.context,
+            back_edge: OnceLock::new(),
+        }
     }
 }
 

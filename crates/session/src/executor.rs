@@ -23,7 +23,7 @@ pub(crate) struct RunEnv<'a> {
     pub trace: Option<&'a Collector>,
 }
 
-fn check_live(env: &RunEnv<'_>) -> Result<()> {
+pub(crate) fn check_live(env: &RunEnv<'_>) -> Result<()> {
     if env.cancellation.is_cancelled() {
         return Err(env
             .cancellation
@@ -254,6 +254,31 @@ pub(crate) fn run_sequential(plan: &Plan, scratch: &mut Scratch, env: &RunEnv<'_
         }
     }
     Ok(())
+}
+
+/// Runs `plan` inline with `feeds` (in the order of its key's feeds) and returns its fetched
+/// values, `None` for a dead one: how a while loop runs its condition and body.
+pub(crate) fn run_fed(
+    plan: &Plan,
+    scratch: &mut Scratch,
+    feeds: impl Iterator<Item = Tensor>,
+    env: &RunEnv<'_>,
+) -> Result<Vec<Option<Tensor>>> {
+    scratch.slots.clear();
+    scratch.slots.resize_with(plan.num_slots, || None);
+    for (value, slot) in feeds.zip(&plan.feed_slots) {
+        if let Some(s) = slot {
+            scratch.slots[*s] = Some(value);
+        }
+    }
+    run_sequential(plan, scratch, env)?;
+    let fetched = plan
+        .fetch_slots
+        .iter()
+        .map(|&s| scratch.slots[s].clone())
+        .collect();
+    scratch.slots.clear();
+    Ok(fetched)
 }
 
 struct Shared {

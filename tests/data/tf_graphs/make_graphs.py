@@ -246,6 +246,53 @@ with g.as_default():
     }
     open("cond_v1.pb", "wb").write(g.as_graph_def().SerializeToString())
 
+# tf.while_loop as TensorFlow 1 builds it (control flow v1: frames of Enter, Merge, LoopCond,
+# Switch, NextIteration and Exit): a loop bounded by a placeholder, one reading values from
+# outside, a loop in a loop, a cond in a loop, maximum_iterations, and a loop that dequeues once
+# per iteration.
+g = tf.Graph()
+with g.as_default():
+    n = tf1.placeholder(tf.int32, [], name="n")
+    x = tf1.placeholder(tf.float32, [3], name="x")
+    _, acc = tf1.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a + i * i),
+                            [tf.constant(0), tf.constant(0)], name="squares")
+    w = tf.reduce_sum(x)
+    _, v = tf1.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w + x),
+                          [tf.constant(0), tf.zeros([3])], name="affine")
+
+    def outer(i, s):
+        _, s2 = tf1.while_loop(lambda j, s2: j < i, lambda j, s2: (j + 1, s2 + j),
+                               [tf.constant(0), s], name="inner")
+        return i + 1, s2
+    _, nested = tf1.while_loop(lambda i, s: i < n, outer, [tf.constant(0), tf.constant(0)],
+                               name="outer")
+    _, alt = tf1.while_loop(
+        lambda i, y: i < n,
+        lambda i, y: (i + 1, tf1.cond(tf.equal(i % 2, 0), lambda: y + tf.cast(i, tf.float32),
+                                      lambda: y * 2.0)),
+        [tf.constant(0), tf.constant(1.0)], name="alternate")
+    capped = tf1.while_loop(lambda i: i < 100, lambda i: i + 1, [tf.constant(0)],
+                            maximum_iterations=n, name="capped")
+    q = tf1.FIFOQueue(20, tf.float32, shapes=[[]], name="q")
+    fill = q.enqueue_many([np.arange(1, 11, dtype=np.float32)], name="fill")
+    _, taken = tf1.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + q.dequeue()),
+                              [tf.constant(0), tf.constant(0.0)], name="take")
+    size = q.size(name="size")
+    outs = {"acc": acc, "v": v, "nested": nested, "alt": alt, "capped": capped}
+    xs = [1.0, 2.0, 0.5]
+    with tf1.Session(graph=g) as s:
+        got = {str(k): {name: np.asarray(val).tolist()
+                        for name, val in s.run(outs, {n: k, x: xs}).items()} for k in [0, 3, 6]}
+        s.run(fill)
+        takes = [float(s.run(taken, {n: k})) for k in [2, 3]]
+        left = int(s.run(size))
+    expected["while_v1"] = {
+        "names": {k: t.name for k, t in outs.items()}, "x": xs, "got": got,
+        "fill": fill.name, "taken": taken.name, "takes": takes, "size": size.name, "left": left,
+        "ops": sorted(set(nd.op for nd in g.as_graph_def().node)),
+    }
+    open("while_v1.pb", "wb").write(g.as_graph_def().SerializeToString())
+
 # The same model as TensorFlow 2 writes it by default (control flow v2): the cond is an If on
 # two branch functions of the graph's library, its gradient an If on their gradient functions;
 # random_flip_left_right is a StatelessIf; a tf.function call is a StatefulPartitionedCall.

@@ -1,14 +1,14 @@
-//! Control-flow contexts: while a branch of `tf.cond` is being built, every op added to the
-//! graph passes through the branch's context, which guards the values the op reads from outside
-//! the branch (TensorFlow's `ControlFlowContext`, entered and exited around `true_fn` and
-//! `false_fn`).
+//! Control-flow contexts: while a branch of `tf.cond` or the body of a `tf.while_loop` is being
+//! built, every op added to the graph passes through its context, which brings in the values the
+//! op reads from outside (TensorFlow's `ControlFlowContext`, entered and exited around `true_fn`
+//! and `false_fn`, or `cond` and `body`).
 
 use std::any::Any;
 use std::sync::Arc;
 
 use super::Graph;
 use crate::node::{Operation, Output};
-use crate::Result;
+use crate::{Error, Result};
 
 /// A context ops are built in, such as one branch of a conditional: TensorFlow's
 /// `ControlFlowContext` (`CondContext`).
@@ -26,6 +26,11 @@ pub trait ControlFlowContext: Any + Send + Sync {
         inputs: &mut [Output],
         control_inputs: &mut Vec<Operation>,
     ) -> Result<()>;
+
+    /// The value ops built in this context read for `x` (TensorFlow's `AddValue`): `x` itself
+    /// when it comes from within the context, otherwise `x` brought in (through a `Switch` into
+    /// a branch, an `Enter` into a loop), after the enclosing contexts brought it into theirs.
+    fn add_value(&self, graph: &Graph, x: &Output) -> Result<Output>;
 
     /// The context as `Any`, to reach its concrete type.
     fn as_any(&self) -> &dyn Any;
@@ -119,5 +124,39 @@ impl Graph {
             at = st.contexts.get(c).and_then(|e| e.outer);
         }
         false
+    }
+
+    /// Adds a while loop's back edge: `next`, a `NextIteration` output, becomes the last input of
+    /// `merge`, a `Merge` built with the loop variable's `Enter` alone (TensorFlow's
+    /// `merge.op._update_input(1, next)` in `while_loop`). See
+    /// [`Node::loop_back_edge`](crate::Node::loop_back_edge).
+    pub fn set_loop_back_edge(&self, merge: &Operation, next: &Output) -> Result<()> {
+        if !merge.graph.ptr_eq(self) || !next.graph.ptr_eq(self) {
+            return Err(Error::invalid_argument(
+                "A loop's back edge must join nodes of this graph",
+            ));
+        }
+        let st = self.0.state.read();
+        let (m, n) = (&st.nodes[merge.id], &st.nodes[next.node]);
+        if m.op_type() != "Merge" || n.op_type() != "NextIteration" {
+            return Err(Error::invalid_argument(format!(
+                "A loop's back edge goes from a NextIteration to a Merge, not from '{}' ({}) to '{}' ({})",
+                n.name(),
+                n.op_type(),
+                m.name(),
+                m.op_type()
+            )));
+        }
+        if n.output_dtypes[next.index] != m.output_dtypes[0] {
+            return Err(Error::invalid_argument(format!(
+                "The back edge of '{}' has type {}, but the loop variable has type {}",
+                m.name(),
+                n.output_dtypes[next.index],
+                m.output_dtypes[0]
+            )));
+        }
+        m.back_edge
+            .set((next.node, next.index))
+            .map_err(|_| Error::invalid_argument(format!("'{}' already has a back edge", m.name())))
     }
 }

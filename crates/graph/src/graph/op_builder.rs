@@ -19,6 +19,7 @@ impl Graph {
             control_inputs: Vec::new(),
             attrs: Attrs::new(),
             member_of: None,
+            shape_overrides: Vec::new(),
         }
     }
 }
@@ -34,6 +35,8 @@ pub struct OpBuilder {
     attrs: Attrs,
     /// Set: the node belongs to this control-flow context, and no context rewrites it.
     member_of: Option<usize>,
+    /// Static output shapes set in place of the inferred ones.
+    shape_overrides: Vec<(usize, crate::Shape)>,
 }
 
 impl OpBuilder {
@@ -83,6 +86,14 @@ impl OpBuilder {
         self
     }
 
+    /// Gives output `index` the static shape `shape` instead of the inferred one, as Python's
+    /// `Tensor.set_shape` right after building would (a while loop's `Enter` takes its
+    /// variable's shape invariant this way).
+    pub fn output_shape(mut self, index: usize, shape: crate::Shape) -> OpBuilder {
+        self.shape_overrides.push((index, shape));
+        self
+    }
+
     /// Validates and adds the node; errors name the node and its op type.
     pub fn build(self) -> Result<Operation> {
         let OpBuilder {
@@ -93,6 +104,7 @@ impl OpBuilder {
             mut control_inputs,
             mut attrs,
             member_of,
+            shape_overrides,
         } = self;
         let def = registry::op_def(&op_type)?;
         let context = match member_of {
@@ -131,6 +143,15 @@ impl OpBuilder {
                 ))));
             }
         }
+        // The control dependencies in force join the op's own before its context sees them: a
+        // loop's context brings those from outside the loop in as data (TensorFlow adds them
+        // when it creates the op, before `AddOp`).
+        for deps in &st.control_deps {
+            control_inputs.extend(deps.iter().map(|&id| Operation {
+                graph: graph.clone(),
+                id,
+            }));
+        }
         if let Some((_, ctx)) = &context {
             // The context builds ops of its own (a Switch guarding an input), so the graph must
             // not be locked; the name is already reserved.
@@ -153,7 +174,7 @@ impl OpBuilder {
         let input_consts: Vec<Option<Tensor>> =
             in_nodes.iter().map(|n| n.const_value().cloned()).collect();
         let output_dtypes = def.resolve(&input_dtypes, &mut attrs).map_err(fail)?;
-        let output_shapes = def
+        let mut output_shapes = def
             .infer_output_shapes(
                 input_dtypes,
                 input_shapes,
@@ -162,10 +183,12 @@ impl OpBuilder {
                 &output_dtypes,
             )
             .map_err(fail)?;
-        let mut control: Vec<usize> = control_inputs.iter().map(|c| c.id).collect();
-        for deps in &st.control_deps {
-            control.extend(deps.iter().copied());
+        for (i, shape) in shape_overrides {
+            if let Some(s) = output_shapes.get_mut(i) {
+                *s = shape;
+            }
         }
+        let mut control: Vec<usize> = control_inputs.iter().map(|c| c.id).collect();
         control.sort_unstable();
         control.dedup();
         let id = st.nodes.len();
@@ -179,6 +202,7 @@ impl OpBuilder {
             output_dtypes,
             output_shapes,
             context: member_of.or(context.map(|(id, _)| id)),
+            back_edge: std::sync::OnceLock::new(),
         };
         st.nodes.push(Arc::new(node));
         st.by_name.insert(name, id);

@@ -250,6 +250,14 @@ impl<'a> ImportGraphDef<'a> {
                 })?;
             made.insert(n.name.as_str(), op);
         }
+        for n in &def.node {
+            for input in n.input.iter().filter(|i| is_back_edge(n, i, &by_name)) {
+                let (src, i) = split_input(input);
+                graph
+                    .set_loop_back_edge(&made[n.name.as_str()], &made[src].output(i)?)
+                    .map_err(|e| e.with_node(&n.name, &n.op))?;
+            }
+        }
         // The GraphDef's own nodes (a lowered If stands for itself), in its order.
         Ok(self
             .def
@@ -297,6 +305,9 @@ impl<'a> ImportGraphDef<'a> {
                 }
                 stack.push((i, true));
                 for input in &n.input {
+                    if is_back_edge(n, input, by_name) {
+                        continue;
+                    }
                     let src = input.strip_prefix('^').unwrap_or(input);
                     if !input.starts_with('^') && self.input_map.contains_key(&canonical(src)) {
                         continue;
@@ -337,6 +348,10 @@ impl<'a> ImportGraphDef<'a> {
         let mut inputs = Vec::new();
         let mut controls = Vec::new();
         for (k, input) in n.input.iter().enumerate() {
+            // A loop's back edge is added once its NextIteration exists (`set_back_edges`).
+            if is_back_edge(n, input, by_name) {
+                continue;
+            }
             if let Some(c) = input.strip_prefix('^') {
                 controls.push(made[c].clone());
                 continue;
@@ -372,6 +387,7 @@ impl<'a> ImportGraphDef<'a> {
             }
         }
         let def = registry::op_def(op_type)?;
+        let inputs_len = inputs.len();
         let mut b = graph
             .new_operation(op_type)
             .name(format!("{prefix}{}/", n.name))
@@ -379,7 +395,12 @@ impl<'a> ImportGraphDef<'a> {
         for c in &controls {
             b = b.control_input(c);
         }
+        let loop_merge = n.input.iter().any(|i| is_back_edge(n, i, by_name));
         for (k, v) in attrs {
+            if loop_merge && k == "N" {
+                b = b.attr("N", AttrValue::Int(inputs_len as i64));
+                continue;
+            }
             if let Some(a) = def.attrs.iter().find(|a| a.name == k) {
                 let value = attr_from_proto(v, a.kind)
                     .map_err(|e| e.with_prefix(&format!("Attribute '{k}': ")))?;
@@ -388,4 +409,14 @@ impl<'a> ImportGraphDef<'a> {
         }
         b.build()
     }
+}
+
+/// Whether `input` of `n` is a while loop's back edge: a `Merge` taking a `NextIteration`, the
+/// one cycle TensorFlow's graphs may have.
+fn is_back_edge(n: &NodeDef, input: &str, by_name: &HashMap<&str, &NodeDef>) -> bool {
+    n.op == "Merge"
+        && !input.starts_with('^')
+        && by_name
+            .get(split_input(input).0)
+            .is_some_and(|src| src.op == "NextIteration")
 }

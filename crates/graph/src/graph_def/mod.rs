@@ -183,9 +183,11 @@ impl Graph {
         self.with_nodes(|nodes| {
             let mut node = Vec::with_capacity(nodes.len());
             for n in nodes {
+                // A loop's Merge takes its NextIteration last, as TensorFlow wires it.
                 let input: Vec<String> = n
                     .inputs()
                     .iter()
+                    .chain(n.loop_back_edge().as_ref())
                     .map(|&(id, i)| match i {
                         0 => nodes[id].name().to_string(),
                         i => format!("{}:{i}", nodes[id].name()),
@@ -239,6 +241,12 @@ impl Graph {
                     .collect::<Result<std::collections::BTreeMap<_, _>>>()?;
                 if add_shapes {
                     attr.insert("_output_shapes".to_string(), shapes()?);
+                }
+                if n.loop_back_edge().is_some() {
+                    attr.insert(
+                        "N".to_string(),
+                        attr_proto(&AttrValue::Int(input.len() as i64))?,
+                    );
                 }
                 let mut all_inputs = input;
                 all_inputs.extend(controls);

@@ -65,16 +65,11 @@ impl CondContext {
                 return Ok(x.clone());
             }
         }
-        let outer = match g.outer_control_flow_context(me) {
-            Some(o) => {
-                let c = g.control_flow_context(o);
-                let outer = c
-                    .as_ref()
-                    .and_then(|c| c.as_any().downcast_ref::<CondContext>());
-                outer
-                    .ok_or_else(|| Error::internal(format!("context {o} is not a cond branch")))?
-                    .add_value(g, x)?
-            }
+        let outer = match g
+            .outer_control_flow_context(me)
+            .and_then(|o| g.control_flow_context(o))
+        {
+            Some(c) => c.add_value(g, x)?,
             None => x.clone(),
         };
         // Built as TensorFlow builds it: outside every context and control dependency, then
@@ -136,6 +131,10 @@ impl ControlFlowContext for CondContext {
             *x = self.add_value(graph, x)?;
         }
         Ok(())
+    }
+
+    fn add_value(&self, graph: &Graph, x: &Output) -> Result<Output> {
+        CondContext::add_value(self, graph, x)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -1,15 +1,18 @@
-//! Control-flow ops: `no_op`, `group`, `tuple`, `Assert`, and `cond` (with its `Switch` and
-//! `Merge`) and `case`.
+//! Control-flow ops: `no_op`, `group`, `tuple`, `Assert`, `cond` (with its `Switch` and
+//! `Merge`), `case`, and `while_loop` (with `Enter`, `Exit`, `NextIteration` and `LoopCond`).
 
 mod assert;
 mod case;
 mod cond;
+mod loop_ops;
 mod switch_merge;
+mod while_loop;
 
 pub use assert::{assert, Assert};
 pub use case::Case;
 pub use cond::{cond, Cond, CondOutputs, CondValue};
 pub use switch_merge::{merge, merge_named, switch, switch_named};
+pub use while_loop::{while_loop, WhileLoop};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result};
@@ -74,4 +77,5 @@ pub(crate) fn register_all_ops() {
     register_kernel("NoOp", |_| Ok(Box::new(NoOpKernel)));
     assert::register();
     switch_merge::register();
+    loop_ops::register();
 }

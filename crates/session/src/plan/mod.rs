@@ -9,6 +9,12 @@ use std::sync::Arc;
 use thread_local::ThreadLocal;
 use weir_graph::{ControlFlowRole, DType, Error, Graph, Kernel, Node, Result, Shape, Tensor};
 
+mod frames;
+mod loops;
+
+use frames::{Frames, ROOT};
+use loops::{KernelFor, Loops};
+
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SlotRead {
@@ -159,6 +165,7 @@ fn has_independent_expensive(expensive: &[bool], deps_of: &[Vec<usize>]) -> bool
 fn deps_of_node(
     node: &Node,
     fed: &HashSet<(usize, usize)>,
+    in_plan: &impl Fn(usize) -> bool,
     index: impl Fn(usize) -> usize,
 ) -> Vec<usize> {
     let mut deps: Vec<usize> = node
@@ -166,7 +173,12 @@ fn deps_of_node(
         .iter()
         .filter(|inp| !fed.contains(inp))
         .map(|&(m, _)| index(m))
-        .chain(node.control_inputs().iter().map(|&c| index(c)))
+        .chain(
+            node.control_inputs()
+                .iter()
+                .filter(|&&c| in_plan(c))
+                .map(|&c| index(c)),
+        )
         .collect();
     deps.sort_unstable();
     deps.dedup();
@@ -184,13 +196,14 @@ fn blocking_steps_last(
     nodes: &[Arc<Node>],
     ids: &[usize],
     fed: &HashSet<(usize, usize)>,
+    in_plan: &impl Fn(usize) -> bool,
     may_block: impl Fn(usize) -> bool,
 ) -> Vec<usize> {
     let pos: HashMap<usize, usize> = ids.iter().enumerate().map(|(i, &n)| (n, i)).collect();
     let mut waiting_for = vec![0usize; ids.len()];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     for (i, &n) in ids.iter().enumerate() {
-        let deps = deps_of_node(&nodes[n], fed, |m| pos[&m]);
+        let deps = deps_of_node(&nodes[n], fed, in_plan, |m| pos[&m]);
         waiting_for[i] = deps.len();
         for d in deps {
             users[d].push(i);
@@ -228,6 +241,81 @@ pub(crate) fn build_plan(
     mut kernel_for: impl FnMut(&Arc<Node>) -> Result<Arc<dyn Kernel>>,
 ) -> Result<Plan> {
     graph.with_nodes(|nodes| -> Result<Plan> {
+        match Frames::of(nodes)? {
+            None => plan_nodes(
+                nodes,
+                key,
+                feed_shapes,
+                parallel_allowed,
+                &Scope::default(),
+                &mut kernel_for,
+            ),
+            Some(frames) => Loops::new(nodes, frames).plan(
+                ROOT,
+                HashSet::new(),
+                key,
+                feed_shapes,
+                parallel_allowed,
+                &mut kernel_for,
+            ),
+        }
+    })
+}
+
+/// The part of a graph a plan runs in: the whole of it, or one while loop's frame (whose
+/// condition and body are planned apart from the rest).
+#[derive(Default)]
+pub(crate) struct Scope<'a> {
+    /// The graph's frames, when it has loops.
+    pub frames: Option<&'a Frames>,
+    pub frame: usize,
+    /// Nodes of the frame that the plan treats as already run: the loop's own Enters, Merges
+    /// and Switches, whose outputs it is fed.
+    pub given: HashSet<usize>,
+}
+
+impl Scope<'_> {
+    /// Whether node `n` belongs to the frame the plan runs in.
+    fn contains(&self, n: usize) -> bool {
+        self.frames.is_none_or(|f| f.frame_of[n] == self.frame)
+    }
+
+    /// Why node `n`, outside the plan's frame, cannot be run by it.
+    fn outside_error(&self, nodes: &[Arc<Node>], n: usize) -> Error {
+        let name = |f: usize| {
+            self.frames
+                .map(|fr| fr.frames[f].name.clone())
+                .unwrap_or_default()
+        };
+        let theirs = self.frames.map_or(ROOT, |f| f.frame_of[n]);
+        if theirs == ROOT {
+            Error::invalid_argument(format!(
+                "'{}' is outside while loop '{}' and reaches it without an Enter",
+                nodes[n].name(),
+                name(self.frame)
+            ))
+        } else {
+            Error::invalid_argument(format!(
+                "'{}' is inside while loop '{}': a run can only fetch a loop's values through its Exit ops",
+                nodes[n].name(),
+                name(theirs)
+            ))
+        }
+    }
+}
+
+/// Builds the plan of `key` over `nodes` (the graph's, with loops in the place of their exits)
+/// within `scope`.
+pub(crate) fn plan_nodes(
+    nodes: &[Arc<Node>],
+    key: &PlanKey,
+    feed_shapes: &[&[usize]],
+    parallel_allowed: bool,
+    scope: &Scope<'_>,
+    kernel_for: &mut KernelFor<'_>,
+) -> Result<Plan> {
+    {
+        let given = |n: usize| scope.given.contains(&n);
         let fed: HashSet<(usize, usize)> = key.feeds.iter().copied().collect();
         if fed.len() != key.feeds.len() {
             return Err(Error::invalid_argument(
@@ -247,15 +335,26 @@ pub(crate) fn build_plan(
             if needed[n] {
                 continue;
             }
+            if !scope.contains(n) {
+                return Err(scope.outside_error(nodes, n));
+            }
             needed[n] = true;
             let node = &nodes[n];
             for &(m, j) in node.inputs() {
                 if !fed.contains(&(m, j)) && !needed[m] {
+                    if given(m) {
+                        return Err(Error::internal(format!(
+                            "'{}' reads an output of '{}' that its loop does not feed",
+                            node.name(),
+                            nodes[m].name()
+                        )));
+                    }
                     stack.push(m);
                 }
             }
+            // A control input from outside the frame is the loop's to wait for, before it starts.
             for &c in node.control_inputs() {
-                if !needed[c] {
+                if !needed[c] && !given(c) && scope.contains(c) {
                     stack.push(c);
                 }
             }
@@ -278,7 +377,8 @@ pub(crate) fn build_plan(
                 .get(&n)
                 .map_or(nodes[n].inputs(), Vec::as_slice)
         };
-        let order = blocking_steps_last(nodes, &ids, &fed, |n| kernels[&n].may_block());
+        let in_plan = |m: usize| needed[m];
+        let order = blocking_steps_last(nodes, &ids, &fed, &in_plan, |n| kernels[&n].may_block());
         let control_flow = ids
             .iter()
             .any(|n| kernels[n].control_flow_role() == ControlFlowRole::Switch);
@@ -357,7 +457,10 @@ pub(crate) fn build_plan(
                         .clone()
                 })
                 .collect();
-            if node.inputs().iter().any(|inp| refined.contains_key(inp)) {
+            // A loop's step stands in an Exit's place with other inputs: Exit's shape function
+            // does not describe it.
+            let is_loop = scope.frames.is_some() && node.op_type() == "Exit";
+            if !is_loop && node.inputs().iter().any(|inp| refined.contains_key(inp)) {
                 for (i, s) in refine_outputs(nodes, node, &input_shapes)
                     .into_iter()
                     .enumerate()
@@ -377,10 +480,13 @@ pub(crate) fn build_plan(
                 .cloned();
             let fixed =
                 constant.is_some() || (kernel.output_is_fixed() && node.output_dtypes().len() == 1);
-            let deps = deps_of_node(node, &fed, |m| step_of[&m]);
+            let deps = deps_of_node(node, &fed, &in_plan, |m| step_of[&m]);
             let role = kernel.control_flow_role();
             let control_steps = if control_flow {
-                node.control_inputs().iter().map(|c| step_of[c]).collect()
+                node.control_inputs()
+                    .iter()
+                    .filter_map(|c| step_of.get(c).copied())
+                    .collect()
             } else {
                 Vec::new()
             };
@@ -457,7 +563,7 @@ pub(crate) fn build_plan(
             fetch_names,
             local: ThreadLocal::new(),
         })
-    })
+    }
 }
 
 #[cfg(test)]
