@@ -142,3 +142,46 @@ fn a_weir_loop_exports_with_its_back_edges_and_reimports() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn tensorflow_2s_while_ops_lower_to_loops_and_run_as_in_tensorflow() -> Result<()> {
+    let mut all: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
+    let want = all["while_v2"].take();
+    let ops: Vec<&str> = want["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains(&"While") && ops.contains(&"StatelessWhile"),
+        "{ops:?}"
+    );
+    let gd = GraphDef::decode(&std::fs::read(data("while_v2.pb")).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    let (n, x) = (g.tensor_by_name("n:0")?, g.tensor_by_name("x:0")?);
+    let names = want["names"].as_object().unwrap();
+    let sess = Session::new(&g)?;
+    sess.run_target(&g.operation_by_name(want["init"].as_str().unwrap()).unwrap())?;
+    for (k, got) in want["got"].as_object().unwrap() {
+        let mut args = RunArgs::new()
+            .feed(&n, k.parse::<i32>().unwrap())
+            .feed(&x, Tensor::from(f32s(&want["x"])));
+        for name in names.values() {
+            args = args.fetch(g.tensor_by_name(name.as_str().unwrap())?);
+        }
+        let r = sess.run(&args)?;
+        for ((key, _), t) in names.iter().zip(&r) {
+            assert_eq!(values(t)?, f32s(&got[key]), "{key} with n = {k}");
+        }
+    }
+    // The body assigned the variable once per iteration: 3 + 6 iterations of +2.
+    let counter = g.tensor_by_name(want["counter"].as_str().unwrap())?;
+    assert_eq!(
+        sess.eval(&counter)?.to_scalar::<f32>()?,
+        want["counter_after"].as_f64().unwrap() as f32
+    );
+    Ok(())
+}

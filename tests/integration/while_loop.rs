@@ -397,6 +397,9 @@ fn gradients_through_a_loop_are_refused_by_name() -> Result<()> {
     // Not yet supported: TensorFlow differentiates through loops; weir says so by name.
     let e = gradients(&[out[1].clone()], &[x], None).unwrap_err();
     assert_eq!(e.code(), Code::NotFound, "{e}");
-    assert!(e.to_string().contains("'while/Exit_1' (op type: Exit)"), "{e}");
+    assert!(
+        e.to_string().contains("'while/Exit_1' (op type: Exit)"),
+        "{e}"
+    );
     Ok(())
 }

@@ -336,6 +336,58 @@ with g.as_default():
     }
     open("cond_v2.pb", "wb").write(gd.SerializeToString())
 
+# The loops of while_v1.pb as TensorFlow 2 writes them by default (control flow v2): While ops
+# on condition and body functions of the graph's library (values from outside passed in as
+# extra loop variables), a While in a body function, an If in a body function, and a resource
+# variable assigned in every iteration (a body function with a control output).
+g = tf.Graph()
+with g.as_default():
+    n = tf1.placeholder(tf.int32, [], name="n")
+    x = tf1.placeholder(tf.float32, [3], name="x")
+    _, acc = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a + i * i),
+                           [tf.constant(0), tf.constant(0)], name="squares")
+    w = tf.reduce_sum(x)
+    _, v = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w + x),
+                         [tf.constant(0), tf.zeros([3])], name="affine")
+
+    def outer2(i, s):
+        _, s2 = tf.while_loop(lambda j, s2: j < i, lambda j, s2: (j + 1, s2 + j),
+                              [tf.constant(0), s], name="inner")
+        return i + 1, s2
+    _, nested = tf.while_loop(lambda i, s: i < n, outer2, [tf.constant(0), tf.constant(0)],
+                              name="outer")
+    _, alt = tf.while_loop(
+        lambda i, y: i < n,
+        lambda i, y: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: y + tf.cast(i, tf.float32),
+                                     lambda: y * 2.0)),
+        [tf.constant(0), tf.constant(1.0)], name="alternate")
+    capped = tf.while_loop(lambda i: i < 100, lambda i: i + 1, [tf.constant(0)],
+                           maximum_iterations=n, name="capped")[0]
+    counter = tf1.Variable(0.0, name="counter")
+
+    def count(i):
+        with tf.control_dependencies([counter.assign_add(2.0)]):
+            return i + 1
+    counted = tf.while_loop(lambda i: i < n, count, [tf.constant(0)], name="counting")[0]
+    outs = {"acc": acc, "v": v, "nested": nested, "alt": alt, "capped": capped,
+            "counted": counted}
+    init = tf1.global_variables_initializer()
+    xs = [1.0, 2.0, 0.5]
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        got = {str(k): {name: np.asarray(val).tolist()
+                        for name, val in s.run(outs, {n: k, x: xs}).items()} for k in [0, 3, 6]}
+        counter_after = float(s.run(counter))
+    gd = g.as_graph_def()
+    expected["while_v2"] = {
+        "names": {k: t.name for k, t in outs.items()}, "x": xs, "got": got,
+        "init": init.name, "counter": "counter/Read/ReadVariableOp:0",
+        "counter_after": counter_after,
+        "ops": sorted(set(nd.op for nd in gd.node)),
+        "functions": sorted(f.signature.name for f in gd.library.function),
+    }
+    open("while_v2.pb", "wb").write(gd.SerializeToString())
+
 # Batch normalization switched by an is_training placeholder, as tf.layers wrote it in
 # TensorFlow 1: a v1 cond between FusedBatchNormV3 on the batch and on the moving statistics,
 # the moving averages updated by assignments, and a training step through both.

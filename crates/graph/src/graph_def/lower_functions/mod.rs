@@ -2,8 +2,10 @@
 //! TensorFlow's own `LowerFunctionalOpsPass` does before running a graph: an `If` (or
 //! `StatelessIf`) becomes a `Switch` per input, the two branch functions inlined behind them and
 //! a `Merge` per output; a `PartitionedCall` (or `StatefulPartitionedCall`) becomes its function
-//! inlined. Only the taken branch then runs, as in TensorFlow. `While` loops are refused: weir
-//! has no loop frames.
+//! inlined; a `While` (or `StatelessWhile`) becomes TensorFlow 1's loop frame of `Enter`, `Merge`,
+//! `LoopCond`, `Switch`, `NextIteration` and `Exit` around its condition and body inlined. Only
+//! the taken branch then runs, and the body as many times as the condition says, as in
+//! TensorFlow.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -16,8 +18,10 @@ use crate::{Error, Result};
 
 mod if_op;
 mod inline;
+mod while_op;
 
 use if_op::{lower_call, lower_if};
+use while_op::lower_while;
 
 /// `DataType` number of `bool`.
 const DT_BOOL: i32 = 10;
@@ -93,6 +97,7 @@ fn expanded_size(
     let called: &[&str] = match n.op.as_str() {
         "If" | "StatelessIf" => &["then_branch", "else_branch"],
         "PartitionedCall" | "StatefulPartitionedCall" => &["f"],
+        "While" | "StatelessWhile" => &["cond", "body"],
         _ => return Ok(1),
     };
     // The switches, pivots and merges around the bodies.
@@ -153,12 +158,7 @@ fn expand(
     let lowered = match n.op.as_str() {
         "If" | "StatelessIf" => lower_if(&n, library, variants)?,
         "PartitionedCall" | "StatefulPartitionedCall" => lower_call(&n, library)?,
-        _ => {
-            return Err(Error::unimplemented(format!(
-                "Node '{}' is a {} loop (tf.while_loop in TensorFlow 2's control flow); weir has no loops",
-                n.name, n.op
-            )))
-        }
+        _ => lower_while(&n, library)?,
     };
     for m in lowered {
         expand(m, library, out, variants, depth + 1)?;
