@@ -403,3 +403,55 @@ fn gradients_through_a_loop_are_refused_by_name() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_loop_that_never_ends_stops_at_the_run_s_timeout() -> Result<()> {
+    let g = Graph::new();
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 1)?),
+        |v| Ok(vec![mul(&v[0], &i32s(&g, 1)?)?]),
+        &[i32s(&g, 0)?],
+    )?;
+    let sess = Session::new(&g)?;
+    let e = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&out[0])
+                .timeout(std::time::Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e}");
+    Ok(())
+}
+
+#[test]
+fn a_dequeue_waiting_in_a_loop_is_cancelled_when_the_session_closes() -> Result<()> {
+    let g = Graph::new();
+    let q = FifoQueue::new(2, &[DType::F32])
+        .shapes(&[Shape::scalar()])
+        .build(&g)?;
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 3)?),
+        |v| {
+            Ok(vec![
+                add(&v[0], &i32s(&g, 1)?)?,
+                add(&v[1], &q.dequeue()?[0])?,
+            ])
+        },
+        &[i32s(&g, 0)?, constant(&g, 0.0f32)?],
+    )?;
+    let sess = Session::new(&g)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let sess = &sess;
+        let fetched = out[1].clone();
+        s.spawn(move || tx.send(sess.eval(&fetched)).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        sess.close();
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the run did not end after close");
+        assert_eq!(r.unwrap_err().code(), Code::Cancelled);
+    });
+    Ok(())
+}
