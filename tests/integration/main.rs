@@ -27,3 +27,4 @@ mod tf_semantics_readers;
 mod tf_semantics_tfrecord;
 mod variables;
 mod while_loop;
+mod while_loop_grad;

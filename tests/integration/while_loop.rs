@@ -386,25 +386,6 @@ fn bad_loops_are_refused_with_tensorflow_s_messages() -> Result<()> {
 }
 
 #[test]
-fn gradients_through_a_loop_are_refused_by_name() -> Result<()> {
-    let g = Graph::new();
-    let x = constant(&g, 2.0f32)?;
-    let out = while_loop(
-        |v| less(&v[0], &i32s(&g, 3)?),
-        |v| Ok(vec![add(&v[0], &i32s(&g, 1)?)?, mul(&v[1], &x)?]),
-        &[i32s(&g, 0)?, x.clone()],
-    )?;
-    // Not yet supported: TensorFlow differentiates through loops; weir says so by name.
-    let e = gradients(&[out[1].clone()], &[x], None).unwrap_err();
-    assert_eq!(e.code(), Code::NotFound, "{e}");
-    assert!(
-        e.to_string().contains("'while/Exit_1' (op type: Exit)"),
-        "{e}"
-    );
-    Ok(())
-}
-
-#[test]
 fn a_loop_that_never_ends_stops_at_the_run_s_timeout() -> Result<()> {
     let g = Graph::new();
     let out = while_loop(

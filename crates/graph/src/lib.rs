@@ -9,6 +9,7 @@ pub mod attr;
 mod cancellation;
 mod dtype;
 mod error;
+pub mod frames;
 mod graph;
 pub mod graph_def;
 mod kernel;

@@ -12,7 +12,7 @@ pub use assert::{assert, Assert};
 pub use case::Case;
 pub use cond::{cond, Cond, CondOutputs, CondValue};
 pub use switch_merge::{merge, merge_named, switch, switch_named};
-pub use while_loop::{while_loop, WhileLoop};
+pub use while_loop::{while_loop, ValueHook, WhileLoop};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result};

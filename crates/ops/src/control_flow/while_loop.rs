@@ -30,7 +30,13 @@ struct WhileContext {
     pivot: Mutex<Option<Output>>,
     /// Values from outside the loop, by (node, output), mapped to their `Enter`.
     values: Mutex<HashMap<(usize, usize), Output>>,
+    hook: Option<ValueHook>,
 }
+
+/// What a loop reads for a value from outside it: a value of the loop itself (read as it is),
+/// another value from outside (brought in instead), or `None` to bring the value in as usual.
+/// See [`WhileLoop::value_hook`].
+pub type ValueHook = Arc<dyn Fn(&Graph, &Output) -> Result<Option<Output>> + Send + Sync>;
 
 fn key(x: &Output) -> (usize, usize) {
     (x.node_id(), x.index())
@@ -80,6 +86,18 @@ impl WhileContext {
         if self.contains(g, x.node_id())? {
             return Ok(x.clone());
         }
+        // The hook may give a value of the loop itself (a pop of a stack), or another value
+        // from outside to bring in instead.
+        let given = x;
+        let mapped = match &self.hook {
+            Some(hook) => hook(g, x)?,
+            None => None,
+        };
+        let x = mapped.as_ref().unwrap_or(x);
+        if mapped.is_some() && self.contains(g, x.node_id())? {
+            self.values.lock().insert(key(given), x.clone());
+            return Ok(x.clone());
+        }
         let outer = match g
             .outer_control_flow_context(self.id()?)
             .and_then(|o| g.control_flow_context(o))
@@ -89,6 +107,7 @@ impl WhileContext {
         };
         let entered = self.enter(g, &outer, true, None)?;
         let mut values = self.values.lock();
+        values.insert(key(given), entered.clone());
         values.insert(key(x), entered.clone());
         values.insert(key(&outer), entered.clone());
         Ok(entered)
@@ -166,7 +185,7 @@ impl ControlFlowContext for WhileContext {
 }
 
 /// `tf.while_loop(cond, body, loop_vars, ...)` with its options; see [`while_loop`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct WhileLoop {
     name: Option<String>,
     parallel_iterations: i64,
@@ -174,6 +193,19 @@ pub struct WhileLoop {
     swap_memory: bool,
     maximum_iterations: Option<Output>,
     shape_invariants: Option<Vec<Shape>>,
+    hook: Option<ValueHook>,
+}
+
+impl std::fmt::Debug for WhileLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WhileLoop")
+            .field("name", &self.name)
+            .field("parallel_iterations", &self.parallel_iterations)
+            .field("back_prop", &self.back_prop)
+            .field("maximum_iterations", &self.maximum_iterations)
+            .field("shape_invariants", &self.shape_invariants)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for WhileLoop {
@@ -185,6 +217,7 @@ impl Default for WhileLoop {
             swap_memory: false,
             maximum_iterations: None,
             shape_invariants: None,
+            hook: None,
         }
     }
 }
@@ -232,6 +265,14 @@ impl WhileLoop {
     /// shape lets a variable change shape from one iteration to the next.
     pub fn shape_invariants(mut self, shapes: Vec<Shape>) -> WhileLoop {
         self.shape_invariants = Some(shapes);
+        self
+    }
+
+    /// Maps the values the condition and body read from outside the loop before they enter it:
+    /// a gradient's loop reads each forward iteration's values through it (from the stacks the
+    /// forward loop pushed them on), where TensorFlow's `GradLoopState` does the same.
+    pub fn value_hook(mut self, hook: ValueHook) -> WhileLoop {
+        self.hook = Some(hook);
         self
     }
 
@@ -332,6 +373,7 @@ impl WhileLoop {
             id: OnceLock::new(),
             pivot: Mutex::new(None),
             values: Mutex::new(HashMap::new()),
+            hook: self.hook.clone(),
         });
         // The loop variables come in from the enclosing context first.
         let outer: Vec<Output> = match g.current_control_flow_context() {

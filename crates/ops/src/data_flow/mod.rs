@@ -1,5 +1,5 @@
 //! Data-flow ops: TensorFlow's queues (`FIFOQueue`, `RandomShuffleQueue`, `PaddingFIFOQueue`,
-//! `PriorityQueue`) and the V2 resource ops that use them.
+//! `PriorityQueue`) and the V2 resource ops that use them, and its stacks.
 //!
 //! A queue op creates the queue in the session that runs it (each session has its own unless
 //! a `shared_name` says otherwise) and outputs a resource handle; enqueue, dequeue, close and
@@ -23,6 +23,7 @@ mod queue_kind;
 mod shuffle_slots;
 mod shuffle_store;
 mod slots;
+mod stack;
 mod store;
 
 pub use dynamic_partition::dynamic_partition;
@@ -30,6 +31,7 @@ pub use dynamic_stitch::{dynamic_stitch, parallel_dynamic_stitch};
 pub use queue::{QueueKind, SessionQueue};
 pub use queue_builders::{FifoQueue, PaddingFifoQueue, PriorityQueue, RandomShuffleQueue};
 pub use queue_handle::Queue;
+pub use stack::{stack, stack_pop, stack_push};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
@@ -37,4 +39,5 @@ pub(crate) fn register_all_ops() {
     input_ops::register();
     dynamic_partition::register();
     dynamic_stitch::register();
+    stack::register();
 }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use weir_graph::{Error, Kernel, Node, OpContext, Result, Tensor};
 
-use super::frames::{Frames, Loop};
 use super::{plan_nodes, Plan, PlanKey, Scope};
 use crate::executor::{check_live, run_fed, RunEnv, Scratch};
+use weir_graph::frames::{Frames, Loop};
 
 /// A plan's way to get the kernel of a node of the graph.
 pub(crate) type KernelFor<'a> = dyn FnMut(&Arc<Node>) -> Result<Arc<dyn Kernel>> + 'a;

@@ -9,11 +9,10 @@ use std::sync::Arc;
 use thread_local::ThreadLocal;
 use weir_graph::{ControlFlowRole, DType, Error, Graph, Kernel, Node, Result, Shape, Tensor};
 
-mod frames;
 mod loops;
 
-use frames::{Frames, ROOT};
 use loops::{KernelFor, Loops};
+use weir_graph::frames::{Frames, ROOT};
 
 /// Where a step reads one input.
 #[derive(Clone, Copy, Debug)]

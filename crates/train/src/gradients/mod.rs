@@ -13,11 +13,13 @@ mod math_grad;
 mod nn_grad;
 mod registry;
 mod util;
+mod while_grad;
 
 use std::collections::HashMap;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 
-use weir_graph::{AttrValue, DType, Error, Graph, Operation, Output, Result};
+use weir_graph::frames::{Frames, ROOT};
+use weir_graph::{AttrValue, DType, Error, Graph, Node, Operation, Output, Result};
 
 use registry::{lookup, Entry};
 pub use registry::{register_gradient, register_not_differentiable, GradContext, GradFn};
@@ -109,7 +111,7 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
 
 /// Whether gradients flow into tensors of `dtype`: floats, and variable handles (the TF1 ref
 /// a variable's reads come from, so that every read of a variable counts).
-fn is_float(dtype: DType) -> bool {
+pub(crate) fn is_float(dtype: DType) -> bool {
     dtype.is_floating() || dtype == DType::Resource
 }
 
@@ -160,120 +162,195 @@ pub fn gradients(
         }
     }
     let nodes = g.with_nodes(|n| n.to_vec());
-    let n = nodes.len();
+    let frames = Frames::of(&nodes)?;
+    let _scope = g.name_scope("gradients");
+    let grad_ys = match grad_ys {
+        Some(gy) => gy.iter().cloned().map(Some).collect(),
+        None => vec![None; ys.len()],
+    };
+    let walk = Walk {
+        g: &g,
+        nodes: &nodes,
+        frames: frames.as_ref(),
+        frame: ROOT,
+    };
+    walk.gradients(ys, xs, grad_ys)
+}
 
-    // Ops downstream of some x (through data edges) ...
-    let mut from_x = vec![false; n];
-    let mut start = n;
-    for x in xs {
-        from_x[x.node_id()] = true;
-        start = start.min(x.node_id());
+/// One backward walk: over the nodes of one frame (the whole graph outside loops, or one
+/// loop's body, for its gradient loop) of a snapshot of the graph's nodes.
+pub(crate) struct Walk<'a> {
+    pub g: &'a Graph,
+    pub nodes: &'a [Arc<Node>],
+    pub frames: Option<&'a Frames>,
+    pub frame: usize,
+}
+
+impl Walk<'_> {
+    fn in_frame(&self, id: usize) -> bool {
+        self.frames.is_none_or(|f| f.frame_of[id] == self.frame)
     }
-    for id in start..n {
-        if !from_x[id] && nodes[id].inputs().iter().any(|(m, _)| from_x[*m]) {
-            from_x[id] = true;
-        }
+
+    /// The loop a node's back edge closes, when that loop is nested in this walk's frame: the
+    /// walk then sees through it (a value entering it reaches its exits).
+    fn back_edge(&self, id: usize) -> Option<(usize, usize)> {
+        let e = self.nodes[id].loop_back_edge()?;
+        (!self.in_frame(id)).then_some(e)
     }
-    // ... and upstream of some y: only these carry gradients.
-    let mut to_y = vec![false; n];
-    let mut stack: Vec<usize> = ys.iter().map(Output::node_id).collect();
-    while let Some(id) = stack.pop() {
-        if to_y[id] {
-            continue;
+
+    /// The gradients of `ys` (weighted by `grad_ys`, ones where `None`) with respect to `xs`.
+    pub(crate) fn gradients(
+        &self,
+        ys: &[Output],
+        xs: &[Output],
+        grad_ys: Vec<Option<Output>>,
+    ) -> Result<Vec<Option<Output>>> {
+        let (g, nodes) = (self.g, self.nodes);
+        let n = nodes.len();
+        // Ops downstream of some x (through data edges) ...
+        let mut from_x = vec![false; n];
+        let mut start = n;
+        for x in xs {
+            from_x[x.node_id()] = true;
+            start = start.min(x.node_id());
         }
-        to_y[id] = true;
-        stack.extend(
-            nodes[id]
+        // A back edge leads to a lower id: walk again until nothing changes.
+        loop {
+            let mut changed = false;
+            for id in start..n {
+                if !from_x[id]
+                    && (nodes[id].inputs().iter().any(|(m, _)| from_x[*m])
+                        || self.back_edge(id).is_some_and(|(m, _)| from_x[m]))
+                {
+                    from_x[id] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // ... and upstream of some y: only these carry gradients.
+        let mut to_y = vec![false; n];
+        let mut stack: Vec<usize> = ys.iter().map(Output::node_id).collect();
+        while let Some(id) = stack.pop() {
+            if to_y[id] {
+                continue;
+            }
+            to_y[id] = true;
+            stack.extend(
+                nodes[id]
+                    .inputs()
+                    .iter()
+                    .map(|(m, _)| *m)
+                    .chain(self.back_edge(id).map(|(m, _)| m))
+                    .filter(|m| !to_y[*m]),
+            );
+        }
+
+        let mut parts: HashMap<(usize, usize), Vec<Output>> = HashMap::new();
+        for (y, gy) in ys.iter().zip(grad_ys) {
+            let gy = match gy {
+                Some(gy) => gy,
+                None => op(g, "OnesLike", &[y], &[])?,
+            };
+            parts.entry((y.node_id(), y.index())).or_default().push(gy);
+        }
+        let mut summed: HashMap<(usize, usize), Option<Output>> = HashMap::new();
+        let mut loops_done: Vec<usize> = Vec::new();
+
+        // Node ids are a topological order, so walking them backwards visits every consumer of
+        // a tensor before its producer. A loop is differentiated whole, at its last exit.
+        for id in (0..n).rev() {
+            if !(from_x[id] && to_y[id] && self.in_frame(id)) {
+                continue;
+            }
+            let node = &nodes[id];
+            if let (Some(frames), "Exit") = (self.frames, node.op_type()) {
+                let f = frames.frame_of[node.inputs()[0].0];
+                if loops_done.contains(&f) {
+                    continue;
+                }
+                loops_done.push(f);
+                let lp = frames.loop_of(nodes, f)?;
+                let mut exit_grads = Vec::new();
+                for &(x, _) in &lp.exits {
+                    let total = aggregate(g, parts.remove(&(x, 0)).unwrap_or_default())?;
+                    summed.insert((x, 0), total.clone());
+                    exit_grads.push(total);
+                }
+                let into = while_grad::loop_grad(self, f, &lp, exit_grads, &from_x)?;
+                for (k, gi) in into {
+                    parts.entry(k).or_default().push(gi);
+                }
+                continue;
+            }
+            let mut out_grads = Vec::with_capacity(node.output_dtypes().len());
+            for i in 0..node.output_dtypes().len() {
+                let total = aggregate(g, parts.remove(&(id, i)).unwrap_or_default())?;
+                summed.insert((id, i), total.clone());
+                out_grads.push(total);
+            }
+            if node.inputs().is_empty() || out_grads.iter().all(Option::is_none) {
+                continue;
+            }
+            if !node
                 .inputs()
                 .iter()
-                .map(|(m, _)| *m)
-                .filter(|m| !to_y[*m]),
-        );
-    }
-
-    let _scope = g.name_scope("gradients");
-    let mut parts: HashMap<(usize, usize), Vec<Output>> = HashMap::new();
-    for (i, y) in ys.iter().enumerate() {
-        let gy = match grad_ys {
-            Some(gy) => gy[i].clone(),
-            None => op(&g, "OnesLike", &[y], &[])?,
-        };
-        parts.entry((y.node_id(), y.index())).or_default().push(gy);
-    }
-    let mut summed: HashMap<(usize, usize), Option<Output>> = HashMap::new();
-
-    // Node ids are a topological order, so walking them backwards visits every consumer of a
-    // tensor before its producer.
-    for id in (0..n).rev() {
-        if !(from_x[id] && to_y[id]) {
-            continue;
-        }
-        let node = &nodes[id];
-        let mut out_grads = Vec::with_capacity(node.output_dtypes().len());
-        for i in 0..node.output_dtypes().len() {
-            let total = aggregate(&g, parts.remove(&(id, i)).unwrap_or_default())?;
-            summed.insert((id, i), total.clone());
-            out_grads.push(total);
-        }
-        if node.inputs().is_empty() || out_grads.iter().all(Option::is_none) {
-            continue;
-        }
-        if !node
-            .inputs()
-            .iter()
-            .any(|&(m, j)| from_x[m] && is_float(nodes[m].output_dtypes()[j]))
-        {
-            continue;
-        }
-        let f = match lookup(node.op_type()) {
-            Some(Entry::NotDifferentiable) => continue,
-            Some(Entry::Gradient(f)) => f,
-            None => {
-                return Err(Error::not_found(format!(
-                    "No gradient defined for operation '{}' (op type: {})",
-                    node.name(),
-                    node.op_type()
-                )))
+                .any(|&(m, j)| from_x[m] && is_float(nodes[m].output_dtypes()[j]))
+            {
+                continue;
             }
-        };
-        let op = g.operation(id)?;
-        let in_grads = {
-            let _op_scope = g.name_scope(&format!("{}_grad", node.name()));
-            let ctx = GradContext {
-                op: &op,
-                node: node.clone(),
-                grads: &out_grads,
+            let f = match lookup(node.op_type()) {
+                Some(Entry::NotDifferentiable) => continue,
+                Some(Entry::Gradient(f)) => f,
+                None => {
+                    return Err(Error::not_found(format!(
+                        "No gradient defined for operation '{}' (op type: {})",
+                        node.name(),
+                        node.op_type()
+                    )))
+                }
             };
-            f(&ctx).map_err(|e| e.with_prefix(&format!("Gradient of '{}': ", node.name())))?
-        };
-        if in_grads.len() != node.inputs().len() {
-            return Err(Error::internal(format!(
-                "Gradient function of {} returned {} gradients for {} inputs",
-                node.op_type(),
-                in_grads.len(),
-                node.inputs().len()
-            )));
-        }
-        for (gi, &(m, j)) in in_grads.into_iter().zip(node.inputs()) {
-            if let Some(gi) = gi {
-                if from_x[m] && is_float(nodes[m].output_dtypes()[j]) {
-                    parts.entry((m, j)).or_default().push(gi);
+            let op = g.operation(id)?;
+            let in_grads = {
+                let _op_scope = g.name_scope(&format!("{}_grad", node.name()));
+                let ctx = GradContext {
+                    op: &op,
+                    node: node.clone(),
+                    grads: &out_grads,
+                };
+                f(&ctx).map_err(|e| e.with_prefix(&format!("Gradient of '{}': ", node.name())))?
+            };
+            if in_grads.len() != node.inputs().len() {
+                return Err(Error::internal(format!(
+                    "Gradient function of {} returned {} gradients for {} inputs",
+                    node.op_type(),
+                    in_grads.len(),
+                    node.inputs().len()
+                )));
+            }
+            for (gi, &(m, j)) in in_grads.into_iter().zip(node.inputs()) {
+                if let Some(gi) = gi {
+                    if from_x[m] && is_float(nodes[m].output_dtypes()[j]) {
+                        parts.entry((m, j)).or_default().push(gi);
+                    }
                 }
             }
         }
+        xs.iter()
+            .map(|x| {
+                let key = (x.node_id(), x.index());
+                if !is_float(x.dtype()) {
+                    return Ok(None);
+                }
+                match summed.get(&key) {
+                    Some(done) => Ok(done.clone()),
+                    None => aggregate(g, parts.remove(&key).unwrap_or_default()),
+                }
+            })
+            .collect()
     }
-    xs.iter()
-        .map(|x| {
-            let key = (x.node_id(), x.index());
-            if !is_float(x.dtype()) {
-                return Ok(None);
-            }
-            match summed.get(&key) {
-                Some(done) => Ok(done.clone()),
-                None => aggregate(&g, parts.remove(&key).unwrap_or_default()),
-            }
-        })
-        .collect()
 }
 
 /// `tf.stop_gradient(x)`: the same value, through which no gradient flows.

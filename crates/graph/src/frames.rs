@@ -1,25 +1,21 @@
-//! While loops as a run plan sees them: the frames of TensorFlow 1's control flow (the nodes
-//! between a loop's `Enter`s and `Exit`s), and the parts of each loop that a plan runs it by.
-//!
-//! A plan runs a loop as one step, put in the place of the loop's first `Exit` (the lowest
-//! node id of its exits, so its inputs, the values entering the loop, still come before it and
-//! every reader of an exit after it). The step runs the loop's condition and body as plans of
-//! their own, once per iteration, feeding them the variables' values. TensorFlow's executor
-//! instead tags every value with its frame and iteration; running iterations one at a time
-//! gives the same values, and keeps the plans of loop-free graphs exactly as they were.
+//! While loops as run plans and gradients see them: the frames of TensorFlow 1's control flow
+//! (the nodes between a loop's `Enter`s and `Exit`s, found from the graph's structure alone, so
+//! imported loops have them too), and the parts of each loop (its variables' `Enter`, `Merge`,
+//! `Switch` and `NextIteration`, its invariants, its `LoopCond` and its `Exit`s).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use weir_graph::{Error, Node, Result};
+use crate::{Error, Node, Result};
 
 /// The root frame: everything outside every loop.
-pub(crate) const ROOT: usize = 0;
+pub const ROOT: usize = 0;
 
 /// One frame: a while loop's, or the root.
-pub(crate) struct Frame {
+pub struct Frame {
     /// The `frame_name` its `Enter`s carry.
     pub name: String,
+    /// The frame the loop is in.
     pub parent: usize,
     depth: usize,
     /// The nodes in the frame itself (not in loops nested in it), in id order. A loop's exits
@@ -28,25 +24,33 @@ pub(crate) struct Frame {
 }
 
 /// Every node's frame.
-pub(crate) struct Frames {
+pub struct Frames {
+    /// The frame of each node, by node id.
     pub frame_of: Vec<usize>,
+    /// The frames, the root first.
     pub frames: Vec<Frame>,
 }
 
 /// One loop variable: its `Enter`, `Merge` (fed the value each iteration starts from), `Switch`
 /// (whose true side the body reads) and `NextIteration` (its next value).
-pub(crate) struct LoopVar {
+pub struct LoopVar {
+    /// The `Enter` bringing in the initial value.
     pub enter: usize,
+    /// The `Merge` of the initial value and the `NextIteration`.
     pub merge: usize,
+    /// The `Switch` on the `LoopCond`: output 1 goes to the body, output 0 to the `Exit`.
     pub switch: usize,
+    /// The `NextIteration` carrying the next value (its input is the body's result).
     pub next: usize,
 }
 
 /// What a plan needs of one loop.
-pub(crate) struct Loop {
+pub struct Loop {
+    /// The loop variables, in the order of their `Enter`s.
     pub vars: Vec<LoopVar>,
     /// `Enter`s of values that stay the same in every iteration (`is_constant`).
     pub invariants: Vec<usize>,
+    /// The `LoopCond`.
     pub loop_cond: usize,
     /// Each `Exit`, in id order, and the variable it gives.
     pub exits: Vec<(usize, usize)>,
@@ -59,7 +63,7 @@ pub(crate) struct Loop {
 
 impl Frames {
     /// The frames of `nodes`; None when the graph has no loop.
-    pub(crate) fn of(nodes: &[Arc<Node>]) -> Result<Option<Frames>> {
+    pub fn of(nodes: &[Arc<Node>]) -> Result<Option<Frames>> {
         if !nodes.iter().any(|n| n.op_type() == "Enter") {
             return Ok(None);
         }
@@ -115,7 +119,7 @@ impl Frames {
     }
 
     /// Whether frame `inner` is `outer` or nested in it.
-    pub(crate) fn within(&self, mut inner: usize, outer: usize) -> bool {
+    pub fn within(&self, mut inner: usize, outer: usize) -> bool {
         loop {
             if inner == outer {
                 return true;
@@ -128,7 +132,7 @@ impl Frames {
     }
 
     /// The parts of the loop of frame `f` (not the root).
-    pub(crate) fn loop_of(&self, nodes: &[Arc<Node>], f: usize) -> Result<Loop> {
+    pub fn loop_of(&self, nodes: &[Arc<Node>], f: usize) -> Result<Loop> {
         let frame = &self.frames[f];
         let malformed = |what: String| {
             Error::unimplemented(format!(

@@ -1,0 +1,397 @@
+//! The gradient of a while loop, built as TensorFlow 1 builds it (`GradLoopState`): the forward
+//! loop gets an iteration counter and pushes, in every iteration, each value its body's
+//! gradient reads onto a stack; a backward loop then runs as many iterations, popping those
+//! values in reverse order, and in each one takes the gradient of one iteration of the body: the
+//! gradients of the body's results (one per loop variable) give those of its inputs, and the
+//! gradients of the values the body reads from outside add up over the iterations.
+//!
+//! Loops whose body holds a `cond` or another loop are refused for now: their values exist in
+//! only some iterations, which TensorFlow follows with stacks pushed and popped under the same
+//! predicates.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use weir_graph::frames::Loop;
+use weir_graph::{AttrValue, DType, Error, Graph, Output, Result, Shape, Tensor};
+use weir_ops::control_flow::{ValueHook, WhileLoop};
+
+use super::util::konst;
+use super::{is_float, op, op_node, Walk};
+
+/// A value and where its gradient goes.
+type Contribution = ((usize, usize), Output);
+
+/// The gradient of the loop of frame `f` whose exits have gradients `exit_grads` (in the order
+/// of `lp.exits`): the contributions to the values entering the loop.
+pub(super) fn loop_grad(
+    walk: &Walk<'_>,
+    f: usize,
+    lp: &Loop,
+    exit_grads: Vec<Option<Output>>,
+    from_x: &[bool],
+) -> Result<Vec<Contribution>> {
+    let (g, nodes) = (walk.g, walk.nodes);
+    let frames = walk
+        .frames
+        .ok_or_else(|| Error::internal("a loop's gradient without frames"))?;
+    let frame = &frames.frames[f];
+    let unsupported = |what: &str| {
+        Error::unimplemented(format!(
+            "Gradients through while loop '{}' whose body has {what} are not supported yet",
+            frame.name
+        ))
+    };
+    if frames
+        .frames
+        .iter()
+        .any(|c| c.parent == f && !c.members.is_empty())
+    {
+        return Err(unsupported("another loop"));
+    }
+    let var_switches: HashSet<usize> = lp.vars.iter().map(|v| v.switch).collect();
+    if frame
+        .members
+        .iter()
+        .any(|&m| nodes[m].op_type() == "Switch" && !var_switches.contains(&m))
+    {
+        return Err(unsupported("a cond"));
+    }
+    // The variables that carry gradients, each with the gradient of its final value.
+    let mut var_grads: Vec<(usize, Option<Output>)> = Vec::new();
+    for (k, v) in lp.vars.iter().enumerate() {
+        if !is_float(nodes[v.merge].output_dtypes()[0]) {
+            continue;
+        }
+        let mut parts = Vec::new();
+        for (&(_, var), gx) in lp.exits.iter().zip(&exit_grads) {
+            if var == k {
+                if let Some(gx) = gx {
+                    parts.push(gx.clone());
+                }
+            }
+        }
+        let total = match parts.len() {
+            0 => None,
+            1 => parts.pop(),
+            _ => Some(op(g, "AddN", &parts.iter().collect::<Vec<_>>(), &[])?),
+        };
+        var_grads.push((k, total));
+    }
+    if var_grads.iter().all(|(_, gx)| gx.is_none()) {
+        return Ok(Vec::new());
+    }
+    // The loop invariants a gradient can reach.
+    let invariants: Vec<usize> = lp
+        .invariants
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let (m, j) = nodes[e].inputs()[0];
+            from_x[m] && is_float(nodes[m].output_dtypes()[j])
+        })
+        .collect();
+
+    let counter = Counter::start(g, lp, &frame.name)?;
+    let saved = save_forward_values(walk, f, lp, &var_grads, &invariants, &counter.index)?;
+    let count = counter.finish(g, &saved)?;
+
+    // The backward loop: the iterations left, the variables' gradients, the invariants' sums.
+    let mut init = vec![count];
+    for (k, gx) in &var_grads {
+        let exit_value = lp
+            .exits
+            .iter()
+            .find(|&&(_, var)| var == *k)
+            .map(|&(x, _)| g.output(x, 0))
+            .transpose()?;
+        init.push(match (gx, exit_value) {
+            (Some(gx), _) => gx.clone(),
+            (None, Some(x)) => op(g, "ZerosLike", &[&x], &[])?,
+            (None, None) => {
+                let e = g.output(lp.vars[*k].enter, 0)?;
+                op(g, "ZerosLike", &[&e], &[])?
+            }
+        });
+    }
+    for &e in &invariants {
+        init.push(zeros_for_invariant(walk, f, e)?);
+    }
+    let nv = var_grads.len();
+    let ys: Vec<Output> = var_grads
+        .iter()
+        .map(|(k, _)| {
+            let next = lp.vars[*k].next;
+            let (m, j) = nodes[next].inputs()[0];
+            g.output(m, j)
+        })
+        .collect::<Result<_>>()?;
+    let body_inputs: Vec<Output> = var_grads
+        .iter()
+        .map(|(k, _)| g.output(lp.vars[*k].switch, 1))
+        .collect::<Result<_>>()?;
+    let mut xs = body_inputs.clone();
+    for &e in &invariants {
+        xs.push(g.output(e, 0)?);
+    }
+    let hook = pop_hook(lp, &frame.members, saved);
+    let inner = Walk {
+        g,
+        nodes,
+        frames: walk.frames,
+        frame: f,
+    };
+    let out = WhileLoop::new().value_hook(hook).build(
+        |v| {
+            let zero = konst(g, Tensor::scalar(0i32))?;
+            op(g, "Greater", &[&v[0], &zero], &[])
+        },
+        |v| {
+            let one = konst(g, Tensor::scalar(1i32))?;
+            let mut next = vec![op(g, "Sub", &[&v[0], &one], &[])?];
+            let grad_ys = v[1..1 + nv].iter().cloned().map(Some).collect();
+            let grads = inner.gradients(&ys, &xs, grad_ys)?;
+            for (i, gi) in grads.iter().take(nv).enumerate() {
+                next.push(match gi {
+                    Some(gi) => gi.clone(),
+                    None => op(g, "ZerosLike", &[&body_inputs[i]], &[])?,
+                });
+            }
+            for (j, gi) in grads.iter().skip(nv).enumerate() {
+                let acc = &v[1 + nv + j];
+                next.push(match gi {
+                    Some(gi) => op(g, "AddV2", &[acc, gi], &[])?,
+                    None => acc.clone(),
+                });
+            }
+            Ok(next)
+        },
+        &init,
+    )?;
+    let mut into = Vec::new();
+    for (i, (k, _)) in var_grads.iter().enumerate() {
+        into.push((nodes[lp.vars[*k].enter].inputs()[0], out[1 + i].clone()));
+    }
+    for (j, &e) in invariants.iter().enumerate() {
+        into.push((nodes[e].inputs()[0], out[1 + nv + j].clone()));
+    }
+    Ok(into)
+}
+
+/// The forward values the body's gradient may read, each with the stack its iterations push it
+/// on: the inputs and outputs, inside the loop, of the ops between the variables (and
+/// differentiable invariants) and the body's results, and the values the body starts from.
+fn save_forward_values(
+    walk: &Walk<'_>,
+    f: usize,
+    lp: &Loop,
+    var_grads: &[(usize, Option<Output>)],
+    invariants: &[usize],
+    index: &Output,
+) -> Result<HashMap<(usize, usize), Saved>> {
+    let (g, nodes) = (walk.g, walk.nodes);
+    let frames = walk
+        .frames
+        .ok_or_else(|| Error::internal("a loop's gradient without frames"))?;
+    let members = &frames.frames[f].members;
+    let in_loop: HashSet<usize> = members.iter().copied().collect();
+    let invariant_set: HashSet<usize> = lp.invariants.iter().copied().collect();
+    // Downstream of the body's inputs, upstream of its results, within the loop.
+    let mut down: HashSet<usize> = var_grads.iter().map(|(k, _)| lp.vars[*k].switch).collect();
+    down.extend(invariants.iter().copied());
+    for &m in members {
+        if nodes[m].inputs().iter().any(|(i, _)| down.contains(i)) {
+            down.insert(m);
+        }
+    }
+    let mut up: HashSet<usize> = HashSet::new();
+    let mut stack: Vec<usize> = var_grads
+        .iter()
+        .map(|(k, _)| nodes[lp.vars[*k].next].inputs()[0].0)
+        .collect();
+    while let Some(m) = stack.pop() {
+        if !in_loop.contains(&m) || !up.insert(m) {
+            continue;
+        }
+        stack.extend(nodes[m].inputs().iter().map(|(i, _)| *i));
+    }
+    let mut wanted: Vec<(usize, usize)> = var_grads
+        .iter()
+        .map(|(k, _)| (lp.vars[*k].switch, 1))
+        .collect();
+    for &m in members {
+        if !(down.contains(&m) && up.contains(&m)) || invariant_set.contains(&m) {
+            continue;
+        }
+        let node = &nodes[m];
+        wanted.extend(node.inputs().iter().copied());
+        wanted.extend((0..node.output_dtypes().len()).map(|i| (m, i)));
+    }
+    let frame_name = &frames.frames[f].name;
+    let switches: HashSet<usize> = lp.vars.iter().map(|v| v.switch).collect();
+    let mut saved = HashMap::new();
+    for (m, i) in wanted {
+        // A variable's Switch leaves the loop through output 0, which the body never reads.
+        let exit_side = switches.contains(&m) && i == 0;
+        if !in_loop.contains(&m)
+            || invariant_set.contains(&m)
+            || exit_side
+            || saved.contains_key(&(m, i))
+        {
+            continue;
+        }
+        let value = g.output(m, i)?;
+        let dtype = value.dtype();
+        let _outside = g.init_scope();
+        let stack = weir_ops::data_flow::stack(g, -1, dtype, "f_acc")?;
+        let entered = enter(g, &stack, frame_name, true)?;
+        // After this iteration's count, before the next: pushes keep the iterations' order.
+        let push = {
+            let _after = g.control_dependencies(&[index.op()])?;
+            op_node(g, "StackPushV2", &[&entered, &value], &[])?
+        };
+        saved.insert(
+            (m, i),
+            Saved {
+                stack,
+                push: push.id(),
+                dtype,
+                shape: value.shape(),
+            },
+        );
+    }
+    Ok(saved)
+}
+
+/// A forward value kept on a stack.
+struct Saved {
+    /// The stack's handle, outside the loops.
+    stack: Output,
+    push: usize,
+    dtype: DType,
+    shape: Shape,
+}
+
+/// `Enter(x)` into the frame `frame_name`.
+fn enter(g: &Graph, x: &Output, frame_name: &str, is_constant: bool) -> Result<Output> {
+    op(
+        g,
+        "Enter",
+        &[x],
+        &[
+            ("frame_name", AttrValue::Str(frame_name.to_string())),
+            ("is_constant", AttrValue::Bool(is_constant)),
+        ],
+    )
+}
+
+/// A new variable of the forward loop counting its iterations (TensorFlow's `f_count`): each
+/// iteration's pushes wait for its count, and the next count waits for them, so a run of the loop
+/// makes them, in order.
+struct Counter {
+    merge: weir_graph::Operation,
+    switch: weir_graph::Operation,
+    /// The count of the iteration running.
+    index: Output,
+}
+
+impl Counter {
+    fn start(g: &Graph, lp: &Loop, frame_name: &str) -> Result<Counter> {
+        let _outside = g.init_scope();
+        let _scope = g.name_scope("f_count");
+        let zero = konst(g, Tensor::scalar(0i32))?;
+        let entered = enter(g, &zero, frame_name, false)?;
+        let merge = op_node(g, "Merge", &[&entered], &[])?;
+        let loop_cond = g.output(lp.loop_cond, 0)?;
+        let switch = op_node(g, "Switch", &[&merge.output(0)?, &loop_cond], &[])?;
+        let index = op(g, "Identity", &[&switch.output(1)?], &[])?;
+        Ok(Counter {
+            merge,
+            switch,
+            index,
+        })
+    }
+
+    /// Closes the counter's loop after `saved`'s pushes; the number of iterations run.
+    fn finish(self, g: &Graph, saved: &HashMap<(usize, usize), Saved>) -> Result<Output> {
+        let _outside = g.init_scope();
+        let _scope = g.name_scope("f_count");
+        let one = {
+            let _after = g.control_dependencies(&[self.index.op()])?;
+            konst(g, Tensor::scalar(1i32))?
+        };
+        let pushes: Vec<_> = saved
+            .values()
+            .map(|s| g.operation(s.push))
+            .collect::<Result<_>>()?;
+        let add = {
+            let _after = g.control_dependencies(&pushes)?;
+            op(g, "AddV2", &[&self.index, &one], &[])?
+        };
+        let next = op(g, "NextIteration", &[&add], &[])?;
+        g.set_loop_back_edge(&self.merge, &next)?;
+        op(g, "Exit", &[&self.switch.output(0)?], &[])
+    }
+}
+
+/// Zeros of the shape of invariant `e`'s gradient: like its value, or like the variable a
+/// resource handle reads.
+fn zeros_for_invariant(walk: &Walk<'_>, f: usize, e: usize) -> Result<Output> {
+    let (g, nodes) = (walk.g, walk.nodes);
+    let (m, j) = nodes[e].inputs()[0];
+    let outer = g.output(m, j)?;
+    if outer.dtype() != DType::Resource {
+        return op(g, "ZerosLike", &[&outer], &[]);
+    }
+    let frames = walk
+        .frames
+        .ok_or_else(|| Error::internal("a loop's gradient without frames"))?;
+    let read = frames.frames[f]
+        .members
+        .iter()
+        .find(|&&r| nodes[r].op_type() == "ReadVariableOp" && nodes[r].inputs()[0] == (e, 0))
+        .ok_or_else(|| {
+            Error::unimplemented(format!(
+                "The gradient of resource '{}' in a while loop: the loop does not read it",
+                outer.name()
+            ))
+        })?;
+    let dtype: DType = nodes[*read].attr("dtype")?;
+    let value = op(
+        g,
+        "ReadVariableOp",
+        &[&outer],
+        &[("dtype", AttrValue::Type(dtype))],
+    )?;
+    op(g, "ZerosLike", &[&value], &[])
+}
+
+/// What the backward loop reads for a forward value: a pop of its stack, or, for a loop
+/// invariant, the value that entered the loop.
+fn pop_hook(lp: &Loop, members: &[usize], saved: HashMap<(usize, usize), Saved>) -> ValueHook {
+    let invariants: HashSet<usize> = lp.invariants.iter().copied().collect();
+    let members: HashSet<usize> = members.iter().copied().collect();
+    Arc::new(move |g: &Graph, x: &Output| {
+        let key = (x.node_id(), x.index());
+        if invariants.contains(&x.node_id()) {
+            let (m, j) = g.with_nodes(|n| n[x.node_id()].inputs()[0]);
+            return g.output(m, j).map(Some);
+        }
+        let Some(s) = saved.get(&key) else {
+            if members.contains(&x.node_id()) {
+                return Err(Error::internal(format!(
+                    "The gradient of a while loop reads '{}', a value of the forward loop it did not keep",
+                    x.name()
+                )));
+            }
+            return Ok(None);
+        };
+        let pop = g
+            .new_operation("StackPopV2")
+            .input(&s.stack)
+            .attr("elem_type", s.dtype)
+            .output_shape(0, s.shape.clone())
+            .build()?;
+        pop.output(0).map(Some)
+    })
+}

@@ -1,0 +1,186 @@
+//! Gradients through `tf.while_loop`: a backward loop that pops each forward iteration's values
+//! from stacks, as TensorFlow 1 builds it. Every expected value is what TensorFlow 2.21 gave for
+//! the same graph (`tf.compat.v1`, control flow v1), within float32 rounding.
+
+use weir::graph::Code;
+use weir::prelude::*;
+
+fn close(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (a, b) in got.iter().zip(want) {
+        assert!(
+            (a - b).abs() <= 2e-5 * b.abs().max(1.0),
+            "{what}: {got:?} vs {want:?}"
+        );
+    }
+}
+
+fn i32s(g: &Graph, v: i32) -> Result<Output> {
+    constant(g, v)
+}
+
+#[test]
+fn the_gradient_of_a_variable_squared_three_times() -> Result<()> {
+    // v <- v * v, three times from x = 1.5: x^8, and 8 x^7.
+    let g = Graph::new();
+    let x = constant(&g, 1.5f32)?;
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 3)?),
+        |v| Ok(vec![add(&v[0], &i32s(&g, 1)?)?, mul(&v[1], &v[1])?]),
+        &[i32s(&g, 0)?, x.clone()],
+    )?;
+    let dx = gradients(&[out[1].clone()], &[x], None)?[0]
+        .clone()
+        .unwrap();
+    let sess = Session::new(&g)?;
+    let r = sess.run(&RunArgs::new().fetch(&out[1]).fetch(&dx))?;
+    close(&[r[0].to_scalar::<f32>()?], &[25.628_906], "value");
+    close(&[r[1].to_scalar::<f32>()?], &[136.6875], "gradient");
+    Ok(())
+}
+
+#[test]
+fn values_read_from_outside_get_the_sum_of_every_iteration_s_gradient() -> Result<()> {
+    // v <- v * w + x three times, w = sum(x): x reaches v through the initial zeros' path, w
+    // and its own use in every iteration.
+    let g = Graph::new();
+    let x = constant(&g, vec![1.0f32, 2.0, 0.5])?;
+    let w = reduce_sum(&x, Axes::All)?;
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 3)?),
+        |v| Ok(vec![add(&v[0], &i32s(&g, 1)?)?, add(&mul(&v[1], &w)?, &x)?]),
+        &[i32s(&g, 0)?, zeros(&g, DType::F32, &[3])?],
+    )?;
+    let y = reduce_sum(&mul(&out[1], &out[1])?, Axes::All)?;
+    let dx = gradients(std::slice::from_ref(&y), &[x], None)?[0]
+        .clone()
+        .unwrap();
+    let sess = Session::new(&g)?;
+    let r = sess.run(&RunArgs::new().fetch(&y).fetch(&dx))?;
+    close(&[r[0].to_scalar::<f32>()?], &[1_472.953_1], "value");
+    close(
+        &r[1].to_vec::<f32>()?,
+        &[1968.125, 2529.25, 1687.5625],
+        "gradient",
+    );
+    Ok(())
+}
+
+/// h <- tanh(h W + xs[i]) over the rows of xs; loss = sum(h^2).
+fn rnn(g: &Graph) -> Result<(Variable, Output, Output)> {
+    let xs = Tensor::from_vec(&[4, 2], vec![0.5f32, -1.0, 1.0, 0.25, -0.5, 2.0, 0.1, 0.2])?;
+    let xs = constant(g, xs)?;
+    let w0 = Tensor::from_vec(&[2, 2], vec![0.3f32, -0.2, 0.4, 0.1])?;
+    let w = Variable::builder(constant(g, w0)?).name("W").build()?;
+    let h0 = constant(g, Tensor::from_vec(&[1, 2], vec![0.1f32, -0.3])?)?;
+    let n = gather(&shape(&xs)?, &i32s(g, 0)?, 0)?;
+    let wv = w.value();
+    let out = while_loop(
+        |v| less(&v[0], &n),
+        |v| {
+            let row = expand_dims(&gather(&xs, &v[0], 0)?, 0)?;
+            let h = tanh(&add(&matmul(&v[1], &wv)?, &row)?)?;
+            Ok(vec![add(&v[0], &i32s(g, 1)?)?, h])
+        },
+        &[i32s(g, 0)?, h0.clone()],
+    )?;
+    let loss = reduce_sum(&mul(&out[1], &out[1])?, Axes::All)?;
+    Ok((w, h0, loss))
+}
+
+#[test]
+fn a_recurrent_network_trains_through_its_loop_as_in_tensorflow() -> Result<()> {
+    let g = Graph::new();
+    let (w, h0, loss) = rnn(&g)?;
+    let grads = gradients(std::slice::from_ref(&loss), &[w.value(), h0], None)?;
+    let (gw, gh0) = (grads[0].clone().unwrap(), grads[1].clone().unwrap());
+    let step = GradientDescentOptimizer::new(0.5).minimize(&loss, None, None)?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&w.initializer())?;
+    let r = sess.run(&RunArgs::new().fetch(&loss).fetch(&gw).fetch(&gh0))?;
+    close(&[r[0].to_scalar::<f32>()?], &[0.258_610_43], "loss");
+    close(
+        &r[1].to_vec::<f32>()?,
+        &[-0.116_482_24, -0.120_460_75, 0.625_409_84, 0.542_783_4],
+        "dW",
+    );
+    close(
+        &r[2].to_vec::<f32>()?,
+        &[-0.001_455_411_4, -0.000_979_749_1],
+        "dh0",
+    );
+    let mut losses = Vec::new();
+    for _ in 0..3 {
+        let r = sess.run(&RunArgs::new().fetch(&loss).target(&step))?;
+        losses.push(r[0].to_scalar::<f32>()?);
+    }
+    close(
+        &losses,
+        &[0.258_610_43, 0.017_493_943, 0.000_111_768_61],
+        "losses",
+    );
+    close(
+        &sess.eval(w.value())?.to_vec::<f32>()?,
+        &[0.353_631_8, -0.126_984_27, -0.026_013_775, -0.238_708_54],
+        "W after",
+    );
+    Ok(())
+}
+
+#[test]
+fn adam_trains_a_variable_read_in_every_iteration() -> Result<()> {
+    // acc <- acc * 0.5 + V * i for i in 0..4; loss = sum(acc^2).
+    let g = Graph::new();
+    let v = Variable::builder(constant(&g, vec![1.0f32, -0.5])?)
+        .name("V")
+        .build()?;
+    let vv = v.value();
+    let out = while_loop(
+        |x| less(&x[0], &i32s(&g, 4)?),
+        |x| {
+            let i = cast(&x[0], DType::F32)?;
+            let acc = add(&mul(&x[1], &constant(&g, 0.5f32)?)?, &mul(&vv, &i)?)?;
+            Ok(vec![add(&x[0], &i32s(&g, 1)?)?, acc])
+        },
+        &[i32s(&g, 0)?, zeros(&g, DType::F32, &[2])?],
+    )?;
+    let loss = reduce_sum(&mul(&out[1], &out[1])?, Axes::All)?;
+    let gv = gradients(std::slice::from_ref(&loss), std::slice::from_ref(&vv), None)?[0]
+        .clone()
+        .unwrap();
+    let step = AdamOptimizer::new(0.1).minimize(&loss, None, None)?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&global_variables_initializer(&g)?)?;
+    close(&sess.eval(&gv)?.to_vec::<f32>()?, &[36.125, -18.0625], "dV");
+    let mut losses = Vec::new();
+    for _ in 0..3 {
+        let r = sess.run(&RunArgs::new().fetch(&loss).target(&step))?;
+        losses.push(r[0].to_scalar::<f32>()?);
+    }
+    close(&losses, &[22.578_125, 17.520_624, 13.210_447], "losses");
+    close(
+        &sess.eval(&vv)?.to_vec::<f32>()?,
+        &[0.701_587_26, -0.204_872_25],
+        "V after",
+    );
+    Ok(())
+}
+
+#[test]
+fn gradients_through_a_loop_with_a_cond_are_refused_by_name() -> Result<()> {
+    let g = Graph::new();
+    let x = constant(&g, 2.0f32)?;
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 3)?),
+        |v| {
+            let even = equal(&v[0], &i32s(&g, 0)?)?;
+            let y = cond(&even, || mul(&v[1], &x), || add(&v[1], &x))?;
+            Ok(vec![add(&v[0], &i32s(&g, 1)?)?, y])
+        },
+        &[i32s(&g, 0)?, x.clone()],
+    )?;
+    let e = gradients(&[out[1].clone()], &[x], None).unwrap_err();
+    assert_eq!(e.code(), Code::Unimplemented, "{e}");
+    assert!(e.message().contains("whose body has a cond"), "{e}");
+    Ok(())
+}
