@@ -395,9 +395,6 @@ impl WhileLoop {
                 ctx.enter(g, x, false, shape)
             })
             .collect::<Result<Vec<_>>>()?;
-        for x in loop_vars.iter().chain(&outer) {
-            ctx.values.lock().insert(key(x), x.clone());
-        }
         let merges = enters
             .iter()
             .map(|e| {

@@ -5,9 +5,11 @@
 //! gradients of the body's results (one per loop variable) give those of its inputs, and the
 //! gradients of the values the body reads from outside add up over the iterations.
 //!
-//! Loops whose body holds a `cond` or another loop are refused for now: their values exist in
-//! only some iterations, which TensorFlow follows with stacks pushed and popped under the same
-//! predicates.
+//! A value of a `cond` inside the body exists only in the iterations that took its branch: the
+//! forward loop pushes a zero in the others, and the backward loop switches the popped value
+//! with the popped predicate, so it is dead where the forward value was, as TensorFlow's
+//! `AddBackpropAccumulatedValue` does for a dead branch. Loops whose body holds another loop
+//! are refused for now.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -48,14 +50,6 @@ pub(super) fn loop_grad(
         .any(|c| c.parent == f && !c.members.is_empty())
     {
         return Err(unsupported("another loop"));
-    }
-    let var_switches: HashSet<usize> = lp.vars.iter().map(|v| v.switch).collect();
-    if frame
-        .members
-        .iter()
-        .any(|&m| nodes[m].op_type() == "Switch" && !var_switches.contains(&m))
-    {
-        return Err(unsupported("a cond"));
     }
     // The variables that carry gradients, each with the gradient of its final value.
     let mut var_grads: Vec<(usize, Option<Output>)> = Vec::new();
@@ -229,6 +223,19 @@ fn save_forward_values(
     }
     let frame_name = &frames.frames[f].name;
     let switches: HashSet<usize> = lp.vars.iter().map(|v| v.switch).collect();
+    let guards = guards(nodes, members, &switches);
+    // The predicates of the conds a kept value is in are kept too: the backward loop switches
+    // the value with them.
+    let mut at = 0;
+    while at < wanted.len() {
+        let t = wanted[at];
+        at += 1;
+        for &(pred, _) in guards.get(&t).map_or(&[][..], Vec::as_slice) {
+            if !wanted.contains(&pred) {
+                wanted.push(pred);
+            }
+        }
+    }
     let mut saved = HashMap::new();
     for (m, i) in wanted {
         // A variable's Switch leaves the loop through output 0, which the body never reads.
@@ -245,10 +252,12 @@ fn save_forward_values(
         let _outside = g.init_scope();
         let stack = weir_ops::data_flow::stack(g, -1, dtype, "f_acc")?;
         let entered = enter(g, &stack, frame_name, true)?;
+        let conds = guards.get(&(m, i)).cloned().unwrap_or_default();
+        let live = live_in_every_iteration(g, &value, &conds, frame_name)?;
         // After this iteration's count, before the next: pushes keep the iterations' order.
         let push = {
             let _after = g.control_dependencies(&[index.op()])?;
-            op_node(g, "StackPushV2", &[&entered, &value], &[])?
+            op_node(g, "StackPushV2", &[&entered, &live], &[])?
         };
         saved.insert(
             (m, i),
@@ -257,6 +266,7 @@ fn save_forward_values(
                 push: push.id(),
                 dtype,
                 shape: value.shape(),
+                guards: conds,
             },
         );
     }
@@ -270,6 +280,105 @@ struct Saved {
     push: usize,
     dtype: DType,
     shape: Shape,
+    /// The conds the value is in, outermost first.
+    guards: Vec<Guard>,
+}
+
+/// A cond a value of a loop's body is in: its predicate (a value of the body) and the side
+/// (0 false, 1 true) the value is on.
+type Guard = ((usize, usize), usize);
+
+/// The conds each value of the loop's body (by `node:index`) is in, outermost first: it is live
+/// in an iteration exactly when each predicate had its side.
+fn guards(
+    nodes: &[Arc<weir_graph::Node>],
+    members: &[usize],
+    var_switches: &HashSet<usize>,
+) -> HashMap<(usize, usize), Vec<Guard>> {
+    let mut out: HashMap<(usize, usize), Vec<Guard>> = HashMap::new();
+    for &m in members {
+        let node = &nodes[m];
+        if var_switches.contains(&m) {
+            continue;
+        }
+        let of = |t: &(usize, usize)| out.get(t).cloned().unwrap_or_default();
+        let mut all: Vec<Guard> = Vec::new();
+        let controls = node.control_inputs().iter().map(|&c| (c, 0));
+        for t in node.inputs().iter().copied().chain(controls) {
+            for gd in of(&t) {
+                if !all.contains(&gd) {
+                    all.push(gd);
+                }
+            }
+        }
+        match node.op_type() {
+            "Switch" => {
+                let pred = node.inputs()[1];
+                for side in 0..2 {
+                    let mut gs = all.clone();
+                    // Switches on one predicate (a cond's pivot switches the predicate, its
+                    // inputs switch an Identity of it) guard the same branch.
+                    if !gs.iter().any(|&(p, _)| {
+                        through_identities(nodes, p) == through_identities(nodes, pred)
+                    }) {
+                        gs.push((pred, side));
+                    }
+                    out.insert((m, side), gs);
+                }
+            }
+            "Merge" if node.loop_back_edge().is_none() => {
+                let lists: Vec<Vec<Guard>> = node.inputs().iter().map(of).collect();
+                let common: Vec<Guard> = lists
+                    .first()
+                    .map(|first| {
+                        first
+                            .iter()
+                            .copied()
+                            .filter(|gd| lists.iter().all(|l| l.contains(gd)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for i in 0..node.output_dtypes().len() {
+                    out.insert((m, i), common.clone());
+                }
+            }
+            _ => {
+                for i in 0..node.output_dtypes().len() {
+                    out.insert((m, i), all.clone());
+                }
+            }
+        }
+    }
+    out.retain(|_, v| !v.is_empty());
+    out
+}
+
+/// The tensor `t` is an Identity of (of an Identity of ...).
+fn through_identities(nodes: &[Arc<weir_graph::Node>], mut t: (usize, usize)) -> (usize, usize) {
+    while nodes[t.0].op_type() == "Identity" {
+        t = nodes[t.0].inputs()[0];
+    }
+    t
+}
+
+/// `value` made live in every iteration: where a cond it is in took the other side, a zero
+/// stands in (each guard, innermost first, merges the value with a zero switched to the other
+/// side), so that every iteration pushes one value and the pops stay in step.
+fn live_in_every_iteration(
+    g: &Graph,
+    value: &Output,
+    guards: &[Guard],
+    frame_name: &str,
+) -> Result<Output> {
+    let mut live = value.clone();
+    for &((p, j), side) in guards.iter().rev() {
+        let zero = konst(g, Tensor::zeros(value.dtype(), &[])?)?;
+        let zero = enter(g, &zero, frame_name, true)?;
+        let pred = g.output(p, j)?;
+        let other = op_node(g, "Switch", &[&zero, &pred], &[])?.output(1 - side)?;
+        live = op_node(g, "Merge", &[&live, &other], &[])?.output(0)?;
+    }
+    Ok(live)
 }
 
 /// `Enter(x)` into the frame `frame_name`.
@@ -386,12 +495,24 @@ fn pop_hook(lp: &Loop, members: &[usize], saved: HashMap<(usize, usize), Saved>)
             }
             return Ok(None);
         };
-        let pop = g
+        let mut pop = g
             .new_operation("StackPopV2")
             .input(&s.stack)
             .attr("elem_type", s.dtype)
             .output_shape(0, s.shape.clone())
-            .build()?;
-        pop.output(0).map(Some)
+            .build()?
+            .output(0)?;
+        // Live only in the iterations where the forward value was: switched by each cond's
+        // predicate (popped in turn), outermost first.
+        for &((p, j), side) in &s.guards {
+            let pred = g.output(p, j)?;
+            pop = g
+                .new_operation("Switch")
+                .input(&pop)
+                .input(&pred)
+                .build()?
+                .output(side)?;
+        }
+        Ok(Some(pop))
     })
 }
