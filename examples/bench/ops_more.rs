@@ -1,5 +1,6 @@
-//! Random, image and string ops (weir-only IDs `op_*`; `ops_more_tf.py` beside this file runs
-//! the same graphs in TensorFlow): elements, images or strings per second of one `sess.run`.
+//! Random, image and string ops, and while loops (weir-only IDs `op_*`; `ops_more_tf.py` beside
+//! this file runs the same graphs in TensorFlow): elements, images, strings, loop iterations or
+//! training steps per second of one `sess.run`.
 
 use weir::prelude::*;
 
@@ -61,6 +62,16 @@ pub fn benches() -> Vec<Bench> {
             id: "op_as_string_100k",
             unit: "elem/s",
             run: as_string_100k,
+        },
+        Bench {
+            id: "op_while_10k",
+            unit: "iter/s",
+            run: while_10k,
+        },
+        Bench {
+            id: "op_rnn_train_32",
+            unit: "steps/s",
+            run: rnn_train_32,
         },
     ]
 }
@@ -189,4 +200,76 @@ fn as_string_100k(ctx: &Ctx) -> Result<Outcome> {
     )?;
     let s = as_string(&x)?;
     time(ctx, &g, &s, 100_000, 10)
+}
+
+/// A while loop of 10,000 iterations on two scalars: `(i + 1, x * 0.999 + 1)`; per-iteration
+/// overhead.
+fn while_10k(ctx: &Ctx) -> Result<Outcome> {
+    let g = Graph::new();
+    let n = input(&g, Tensor::scalar(10_000i32))?;
+    let out = while_loop(
+        |v| less(&v[0], &n),
+        |v| {
+            Ok(vec![
+                add(&v[0], &constant(&g, 1i32)?)?,
+                add(
+                    &mul(&v[1], &constant(&g, 0.999f32)?)?,
+                    &constant(&g, 1.0f32)?,
+                )?,
+            ])
+        },
+        &[constant(&g, 0i32)?, constant(&g, 0.0f32)?],
+    )?;
+    time(ctx, &g, &out[1], 10_000, 5)
+}
+
+/// One GradientDescent step of a tanh RNN over 32 time steps (batch 16, 8 inputs, 32 units), its
+/// gradient through the loop: `h <- tanh(h W + x[t] U)`, loss = sum(h^2).
+fn rnn_train_32(ctx: &Ctx) -> Result<Outcome> {
+    let g = Graph::new();
+    let (steps, batch, inputs, units) = (32usize, 16usize, 8usize, 32usize);
+    let xs: Vec<f32> = (0..steps * batch * inputs)
+        .map(|i| ((i * 37 % 101) as f32 / 101.0) - 0.5)
+        .collect();
+    let xs = input(&g, Tensor::from_vec(&[steps, batch, inputs], xs)?)?;
+    let w0: Vec<f32> = (0..units * units)
+        .map(|i| ((i * 13 % 29) as f32 / 29.0 - 0.5) * 0.2)
+        .collect();
+    let u0: Vec<f32> = (0..inputs * units)
+        .map(|i| ((i * 7 % 31) as f32 / 31.0 - 0.5) * 0.2)
+        .collect();
+    let w = Variable::builder(constant(&g, Tensor::from_vec(&[units, units], w0)?)?).build()?;
+    let u = Variable::builder(constant(&g, Tensor::from_vec(&[inputs, units], u0)?)?).build()?;
+    let (wv, uv) = (w.value(), u.value());
+    let out = while_loop(
+        |v| less(&v[0], &constant(&g, steps as i32)?),
+        |v| {
+            let x = gather(&xs, &v[0], 0)?;
+            let h = tanh(&add(&matmul(&v[1], &wv)?, &matmul(&x, &uv)?)?)?;
+            Ok(vec![add(&v[0], &constant(&g, 1i32)?)?, h])
+        },
+        &[constant(&g, 0i32)?, zeros(&g, DType::F32, &[batch, units])?],
+    )?;
+    let loss = reduce_sum(&mul(&out[1], &out[1])?, Axes::All)?;
+    let step = GradientDescentOptimizer::new(0.01).minimize(&loss, None, None)?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&global_variables_initializer(&g)?)?;
+    let args = RunArgs::new().fetch(&loss).target(&step);
+    for _ in 0..3 {
+        sess.run(&args)?;
+    }
+    let k = 100;
+    let mut reps = Vec::with_capacity(ctx.reps);
+    for _ in 0..ctx.reps {
+        reps.push(rate(k as u64, || {
+            for _ in 0..k {
+                std::hint::black_box(sess.run(&args)?);
+            }
+            Ok(())
+        })?);
+    }
+    Ok(Outcome {
+        reps,
+        count: k as u64,
+    })
 }

@@ -60,6 +60,27 @@ def cifar_distort():
     return tf.image.per_image_standardization(x)
 
 
+def while_10k():
+    n = inp(np.int32(10000))
+    return tf.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 0.999 + 1.0),
+                         [tf.constant(0), tf.constant(0.0)])[1]
+
+
+def rnn_train_32():
+    steps, batch, inputs, units = 32, 16, 8, 32
+    xs = inp((((np.arange(steps * batch * inputs) * 37) % 101) / 101.0 - 0.5)
+             .astype(np.float32).reshape(steps, batch, inputs))
+    w = v1.Variable(((((np.arange(units * units) * 13) % 29) / 29.0 - 0.5) * 0.2)
+                    .astype(np.float32).reshape(units, units))
+    u = v1.Variable(((((np.arange(inputs * units) * 7) % 31) / 31.0 - 0.5) * 0.2)
+                    .astype(np.float32).reshape(inputs, units))
+    _, h = tf.while_loop(lambda i, h: i < steps,
+                         lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + tf.matmul(tf.gather(xs, i), u))),
+                         [tf.constant(0), tf.zeros([batch, units])])
+    loss = tf.reduce_sum(h * h)
+    return [loss, v1.train.GradientDescentOptimizer(0.01).minimize(loss)]
+
+
 BENCHES = {
     "op_random_uniform_1m": ("elem/s", lambda: tf.random.uniform([1024, 1024], seed=1), 1 << 20, 20),
     "op_random_normal_1m": ("elem/s", lambda: tf.random.normal([1024, 1024], seed=1), 1 << 20, 20),
@@ -72,6 +93,8 @@ BENCHES = {
     "op_string_split_10k": ("str/s", lambda: v1.string_split(inp(lines()), " ").values, 10000, 20),
     "op_string_to_number_100k": ("str/s", lambda: tf.strings.to_number(inp(["%d.%d" % (i, i % 97) for i in range(100000)])), 100000, 10),
     "op_as_string_100k": ("elem/s", lambda: tf.strings.as_string(inp(np.arange(100000, dtype=np.float32) * np.float32(0.37))), 100000, 10),
+    "op_while_10k": ("iter/s", while_10k, 10000, 5),
+    "op_rnn_train_32": ("steps/s", rnn_train_32, 1, 100),
 }
 
 
