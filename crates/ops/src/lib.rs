@@ -37,6 +37,7 @@ pub mod sparse;
 pub mod state;
 pub mod string;
 pub mod summary;
+pub mod tensor_array;
 pub mod training;
 
 mod util;
@@ -62,6 +63,7 @@ pub fn register_all_ops() {
         random::register_all_ops();
         sparse::register_all_ops();
         string::register_all_ops();
+        tensor_array::register_all_ops();
     });
 }
 

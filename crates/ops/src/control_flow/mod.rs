@@ -4,6 +4,9 @@
 mod assert;
 mod case;
 mod cond;
+mod functional;
+mod functional_fold;
+mod functional_scan;
 mod loop_ops;
 mod switch_merge;
 mod while_loop;
@@ -11,6 +14,9 @@ mod while_loop;
 pub use assert::{assert, Assert};
 pub use case::Case;
 pub use cond::{cond, Cond, CondOutputs, CondValue};
+pub use functional::{map_fn, MapFn};
+pub use functional_fold::{foldl, foldr, Foldl, Foldr};
+pub use functional_scan::{scan, ScanFn};
 pub use switch_merge::{merge, merge_named, switch, switch_named};
 pub use while_loop::{while_loop, ValueHook, WhileLoop};
 
