@@ -61,7 +61,8 @@ pub mod prelude {
         SequenceMask, SliceItem, StridedSlice, ELLIPSIS, NEW_AXIS,
     };
     pub use weir_ops::control_flow::{
-        cond, group, merge, no_op, switch, tuple, while_loop, Assert, Case, Cond, WhileLoop,
+        cond, foldl, foldr, group, map_fn, merge, no_op, scan, switch, tuple, while_loop, Assert,
+        Case, Cond, Foldl, Foldr, MapFn, ScanFn, WhileLoop,
     };
     pub use weir_ops::data_flow::{
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
@@ -112,6 +113,7 @@ pub mod prelude {
         as_string, decode_base64, encode_base64, regex_full_match, string_join, string_length,
         string_split, string_to_hash_bucket_fast, string_to_number, strings_split, substr,
     };
+    pub use weir_ops::tensor_array::TensorArray;
     pub use weir_session::{
         RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, Timeline, TraceLevel,
     };

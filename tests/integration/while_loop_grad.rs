@@ -273,3 +273,156 @@ fn gradients_through_a_loop_in_a_loop_are_refused_by_name() -> Result<()> {
     assert!(e.message().contains("whose body has another loop"), "{e}");
     Ok(())
 }
+
+#[test]
+fn map_fn_scan_and_foldl_are_differentiated_through_their_tensor_arrays() -> Result<()> {
+    let g = Graph::new();
+    let elems = constant(&g, vec![1.0f32, 2.0, -0.5, 3.0])?;
+    let w = constant(&g, 0.5f32)?;
+    let m = map_fn(
+        |x| Ok(vec![add(&mul(&x[0], &x[0])?, &mul(&w, &x[0])?)?]),
+        std::slice::from_ref(&elems),
+    )?;
+    let loss = reduce_sum(&mul(&m[0], &m[0])?, Axes::All)?;
+    let gm = gradients(
+        std::slice::from_ref(&loss),
+        &[elems.clone(), w.clone()],
+        None,
+    )?;
+    let s = ScanFn::new().initializer(&[constant(&g, 0.5f32)?]).build(
+        |a, x| Ok(vec![add(&mul(&a[0], &x[0])?, &constant(&g, 1.0f32)?)?]),
+        std::slice::from_ref(&elems),
+    )?;
+    let ls = reduce_sum(&s[0], Axes::All)?;
+    let gs = gradients(
+        std::slice::from_ref(&ls),
+        std::slice::from_ref(&elems),
+        None,
+    )?;
+    let f = Foldl::new().initializer(&[constant(&g, 0.0f32)?]).build(
+        |a, x| Ok(vec![add(&a[0], &mul(&mul(&x[0], &x[0])?, &w)?)?]),
+        std::slice::from_ref(&elems),
+    )?;
+    let gf = gradients(std::slice::from_ref(&f[0]), &[elems, w], None)?;
+    let fetch = [
+        loss,
+        gm[0].clone().unwrap(),
+        gm[1].clone().unwrap(),
+        ls,
+        gs[0].clone().unwrap(),
+        f[0].clone(),
+        gf[0].clone().unwrap(),
+        gf[1].clone().unwrap(),
+    ];
+    let mut args = RunArgs::new();
+    for t in &fetch {
+        args = args.fetch(t);
+    }
+    let r = Session::new(&g)?.run(&args)?;
+    let v = |i: usize| r[i].to_vec::<f32>().unwrap();
+    close(&v(0), &[137.5], "map_fn loss");
+    close(&v(1), &[7.5, 45.0, 0.0, 136.5], "map_fn d elems");
+    close(&v(2), &[86.0], "map_fn d w");
+    close(&v(3), &[2.5], "scan sum");
+    close(&v(4), &[-0.5, -1.5, 16.0, -1.0], "scan d elems");
+    close(&v(5), &[7.125], "foldl");
+    close(&v(6), &[1.0, 2.0, -0.5, 3.0], "foldl d elems");
+    close(&v(7), &[14.25], "foldl d w");
+    Ok(())
+}
+
+#[test]
+fn a_loop_writing_a_tensor_array_is_differentiated_as_in_tensorflow() -> Result<()> {
+    // h <- tanh(h * xs[i] + 0.1), each h written to an array; loss = sum(stack^2) + sum(h).
+    let g = Graph::new();
+    let xs = constant(
+        &g,
+        Tensor::from_vec(&[3, 2], vec![0.5f32, -1.0, 1.0, 0.25, -0.5, 2.0])?,
+    )?;
+    let ta_in = TensorArray::new(DType::F32)
+        .size(3)
+        .build(&g)?
+        .unstack(&xs)?;
+    let ta_out = TensorArray::new(DType::F32).size(3).build(&g)?;
+    let out = while_loop(
+        |v| less(&v[0], &i32s(&g, 3)?),
+        |v| {
+            let h = tanh(&add(
+                &mul(&v[1], &ta_in.read(&v[0])?)?,
+                &constant(&g, 0.1f32)?,
+            )?)?;
+            let ta = ta_out.with_flow(&v[2]).write(&v[0], &h)?;
+            Ok(vec![add(&v[0], &i32s(&g, 1)?)?, h, ta.flow().clone()])
+        },
+        &[
+            i32s(&g, 0)?,
+            constant(&g, vec![0.2f32, -0.4])?,
+            ta_out.flow().clone(),
+        ],
+    )?;
+    let stacked = ta_out.with_flow(&out[2]).stack()?;
+    let loss = add(
+        &reduce_sum(&mul(&stacked, &stacked)?, Axes::All)?,
+        &reduce_sum(&out[1], Axes::All)?,
+    )?;
+    let gx = gradients(std::slice::from_ref(&loss), std::slice::from_ref(&xs), None)?[0]
+        .clone()
+        .unwrap();
+    let r = Session::new(&g)?.run(&RunArgs::new().fetch(&loss).fetch(&gx))?;
+    close(&[r[0].to_scalar::<f32>()?], &[1.051_272], "loss");
+    close(
+        &r[1].to_vec::<f32>()?,
+        &[
+            0.097_567_8,
+            -0.549_134_25,
+            0.022_276_469,
+            1.518_297_8,
+            0.262_719_7,
+            0.320_079_4,
+        ],
+        "d xs",
+    );
+    Ok(())
+}
+
+#[test]
+fn split_concat_write_and_read_pass_gradients_through_tensor_arrays() -> Result<()> {
+    // loss = sum(concat(split(x, [2, 3]))^2) + sum(concat([a, b]) * [1..5]) + read(1) of a
+    // written pair: dx = 2x, da = [1, 2], db = [3, 4, 5] + ones.
+    let g = Graph::new();
+    let x = constant(&g, vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+    let (a, b) = (
+        constant(&g, vec![1.0f32, -1.0])?,
+        constant(&g, vec![0.5f32, 0.25, 2.0])?,
+    );
+    let split = TensorArray::new(DType::F32)
+        .size(2)
+        .infer_shape(false)
+        .build(&g)?
+        .split(&x, constant(&g, vec![2i64, 3])?)?;
+    let y = split.concat()?;
+    let pair = TensorArray::new(DType::F32)
+        .size(2)
+        .infer_shape(false)
+        .clear_after_read(false)
+        .build(&g)?
+        .write(0, &a)?
+        .write(1, &b)?;
+    let joined = pair.concat()?;
+    let weights = constant(&g, vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+    let loss = add_n(&[
+        reduce_sum(&mul(&y, &y)?, Axes::All)?,
+        reduce_sum(&mul(&joined, &weights)?, Axes::All)?,
+        reduce_sum(&pair.read(1)?, Axes::All)?,
+    ])?;
+    let grads = gradients(std::slice::from_ref(&loss), &[x, a, b], None)?;
+    let mut args = RunArgs::new();
+    for gr in &grads {
+        args = args.fetch(gr.as_ref().unwrap());
+    }
+    let r = Session::new(&g)?.run(&args)?;
+    close(&r[0].to_vec::<f32>()?, &[2.0, 4.0, 6.0, 8.0, 10.0], "dx");
+    close(&r[1].to_vec::<f32>()?, &[1.0, 2.0], "da");
+    close(&r[2].to_vec::<f32>()?, &[4.0, 5.0, 6.0], "db");
+    Ok(())
+}

@@ -129,13 +129,13 @@ impl TensorArrayBuilder {
 /// ```
 #[derive(Clone, Debug)]
 pub struct TensorArray {
-    handle: Output,
-    flow: Output,
-    dtype: DType,
-    size: Output,
-    dynamic_size: bool,
-    infer_shape: bool,
-    element_shape: Arc<Mutex<Shape>>,
+    pub(super) handle: Output,
+    pub(super) flow: Output,
+    pub(super) dtype: DType,
+    pub(super) size: Output,
+    pub(super) dynamic_size: bool,
+    pub(super) infer_shape: bool,
+    pub(super) element_shape: Arc<Mutex<Shape>>,
 }
 
 impl TensorArray {

@@ -133,6 +133,22 @@ pub(super) fn make_create(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
+/// `TensorArrayGradV3`: the gradient array of the input array for gradient `source` (made on
+/// first use), and the flow passed on.
+pub(super) struct GradKernel(pub String);
+
+impl Kernel for GradKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let flow = ctx.input(1).clone();
+        let grad = array(ctx)?.grad(&self.0)?;
+        let name = grad.name().to_string();
+        let handle = ResourceHandle::new(CONTAINER, &name, grad);
+        ctx.set_output(0, Tensor::scalar(handle));
+        ctx.set_output(1, flow);
+        Ok(())
+    }
+}
+
 /// `TensorArrayWriteV3`.
 pub(super) struct WriteKernel;
 

@@ -1,7 +1,7 @@
 //! TensorFlow 1's TensorArray: the V3 ops (`TensorArrayV3`, `TensorArrayWriteV3`,
 //! `TensorArrayReadV3`, `TensorArrayGatherV3`, `TensorArrayScatterV3`, `TensorArrayConcatV3`,
-//! `TensorArraySplitV3`, `TensorArraySizeV3`, `TensorArrayCloseV3`) and the Python-style
-//! [`TensorArray`] value over them.
+//! `TensorArraySplitV3`, `TensorArraySizeV3`, `TensorArrayCloseV3`, and `TensorArrayGradV3` for
+//! gradients) and the Python-style [`TensorArray`] value over them.
 //!
 //! Every run of a `TensorArrayV3` node makes a new array (TensorFlow keeps one per step); its
 //! handle carries the array, so the ops that take the handle reach it without a lookup. The
@@ -22,6 +22,7 @@
 
 mod api;
 mod args;
+mod grad_api;
 mod kernels;
 mod op_defs;
 mod resource;

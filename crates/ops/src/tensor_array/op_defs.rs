@@ -12,8 +12,8 @@ use weir_graph::{
 };
 
 use super::kernels::{
-    make_create, CloseKernel, ConcatKernel, GatherKernel, ReadKernel, ScatterKernel, SizeKernel,
-    SplitKernel, WriteKernel,
+    make_create, CloseKernel, ConcatKernel, GatherKernel, GradKernel, ReadKernel, ScatterKernel,
+    SizeKernel, SplitKernel, WriteKernel,
 };
 
 /// A TensorArray handle is a 2-vector to shape inference (its run-time value is one resource).
@@ -30,6 +30,14 @@ fn check_handle(ctx: &InferenceContext<'_>) -> Result<()> {
 
 fn create_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
     ctx.with_rank(0, 0)?;
+    ctx.set_output(0, Shape::known(&[2]));
+    ctx.set_output(1, Shape::scalar());
+    Ok(())
+}
+
+fn grad_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    check_handle(ctx)?;
+    ctx.with_rank(1, 0)?;
     ctx.set_output(0, Shape::known(&[2]));
     ctx.set_output(1, Shape::scalar());
     Ok(())
@@ -235,4 +243,16 @@ pub(super) fn register() {
 
     register_op(handle_op("TensorArrayCloseV3").shape_fn(close_shape));
     register_kernel("TensorArrayCloseV3", |_| Ok(Box::new(CloseKernel)));
+
+    register_op(
+        handle_op("TensorArrayGradV3")
+            .input("flow_in", ArgType::Fixed(DType::F32))
+            .output("grad_handle", ArgType::Fixed(DType::Resource))
+            .output("flow_out", ArgType::Fixed(DType::F32))
+            .attr("source", AttrKind::Str, None)
+            .shape_fn(grad_shape),
+    );
+    register_kernel("TensorArrayGradV3", |node| {
+        Ok(Box::new(GradKernel(node.attr("source")?)))
+    });
 }

@@ -3,6 +3,7 @@
 //! elements, its optional growth, its element shape and its messages.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use weir_graph::{format_dims, DType, Error, Resource, Result, Shape, Tensor};
@@ -39,7 +40,12 @@ pub(crate) struct TensorArrayResource {
     dtype: DType,
     identical_element_shapes: bool,
     clear_after_read: bool,
+    /// A gradient array: a second write to an element adds to it (TensorFlow's
+    /// `multiple_writes_aggregate`), as the gradients of several reads of one element do.
+    aggregate: bool,
     state: Mutex<State>,
+    /// The gradient arrays made from this one, by gradient source (`TensorArrayGradV3`).
+    grads: Mutex<HashMap<String, Arc<TensorArrayResource>>>,
 }
 
 impl Resource for TensorArrayResource {
@@ -64,6 +70,8 @@ impl TensorArrayResource {
             dtype,
             identical_element_shapes,
             clear_after_read,
+            aggregate: false,
+            grads: Mutex::new(HashMap::new()),
             state: Mutex::new(State {
                 closed: false,
                 dynamic_size,
@@ -72,6 +80,37 @@ impl TensorArrayResource {
                 element_shape,
             }),
         }
+    }
+
+    /// The gradient array of this one for gradient `source` (TensorFlow's `TensorArrayGradV3`):
+    /// made on first use, of this array's dtype, size and element shape, not resizeable; its
+    /// writes to one element add up.
+    pub(crate) fn grad(&self, source: &str) -> Result<Arc<TensorArrayResource>> {
+        let (size, element_shape) = {
+            let st = self.state.lock();
+            self.check_open(&st)?;
+            (st.size, st.element_shape.clone())
+        };
+        let mut grads = self.grads.lock();
+        let g = grads.entry(source.to_string()).or_insert_with(|| {
+            let mut g = TensorArrayResource::new(
+                format!("{}@{source}", self.name),
+                self.dtype,
+                size,
+                element_shape,
+                self.identical_element_shapes,
+                false,
+                true,
+            );
+            g.aggregate = true;
+            Arc::new(g)
+        });
+        Ok(g.clone())
+    }
+
+    /// The array's unique name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
     /// The element dtype.
@@ -190,6 +229,19 @@ impl TensorArrayResource {
                 "TensorArray {name}: Could not write to TensorArray index {index} because it has already been read."
             )));
         }
+        if t.written && self.aggregate && t.tensor.is_some() {
+            let old = t.tensor.take().unwrap_or_else(|| value.clone());
+            if old.shape() != value.shape() {
+                let old_shape = format_dims(old.shape());
+                t.tensor = Some(old);
+                return Err(Error::invalid_argument(format!(
+                    "TensorArray {name}: Could not aggregate to TensorArray index {index} because the existing shape is {old_shape} but the new input shape is {}.",
+                    format_dims(value.shape())
+                )));
+            }
+            t.tensor = Some(add_tensors(&old, &value)?);
+            return Ok(());
+        }
         if t.written {
             return Err(Error::invalid_argument(format!(
                 "TensorArray {name}: Could not write to TensorArray index {index} because it has already been written to."
@@ -249,6 +301,33 @@ impl TensorArrayResource {
         }
         t.read = true;
         Ok(value)
+    }
+}
+
+/// `a + b` of two float tensors of one shape: what a gradient array's writes to one element
+/// sum to.
+fn add_tensors(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    fn sum<T: weir_graph::TensorType + std::ops::Add<Output = T> + Copy>(
+        a: &Tensor,
+        b: &Tensor,
+    ) -> Result<Tensor> {
+        let v: Vec<T> = a
+            .as_slice::<T>()?
+            .iter()
+            .zip(b.as_slice::<T>()?)
+            .map(|(&x, &y)| x + y)
+            .collect();
+        Tensor::from_vec(a.shape(), v)
+    }
+    match a.dtype() {
+        DType::F32 => sum::<f32>(a, b),
+        DType::F64 => sum::<f64>(a, b),
+        DType::I32 => sum::<i32>(a, b),
+        DType::I64 => sum::<i64>(a, b),
+        d => Err(Error::unimplemented(format!(
+            "Adding TensorArray gradients of type {}",
+            d.name()
+        ))),
     }
 }
 

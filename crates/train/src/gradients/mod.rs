@@ -12,6 +12,7 @@ mod control_flow_grad;
 mod math_grad;
 mod nn_grad;
 mod registry;
+mod tensor_array_grad;
 mod util;
 mod while_grad;
 
@@ -59,6 +60,7 @@ fn register_all() {
         array_grad::register();
         nn_grad::register();
         control_flow_grad::register();
+        tensor_array_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

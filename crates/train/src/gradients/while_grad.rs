@@ -76,13 +76,21 @@ pub(super) fn loop_grad(
         return Ok(Vec::new());
     }
     // The loop invariants a gradient can reach.
+    // A resource handle gets a gradient only as a variable read in the loop (a TensorArray's
+    // handle passes none: its ops carry their gradients by their flows).
+    let reads_variable = |e: usize| {
+        frame.members.iter().any(|&r| {
+            nodes[r].op_type() == "ReadVariableOp" && nodes[r].inputs().first() == Some(&(e, 0))
+        })
+    };
     let invariants: Vec<usize> = lp
         .invariants
         .iter()
         .copied()
         .filter(|&e| {
             let (m, j) = nodes[e].inputs()[0];
-            from_x[m] && is_float(nodes[m].output_dtypes()[j])
+            let dtype = nodes[m].output_dtypes()[j];
+            from_x[m] && is_float(dtype) && (dtype != DType::Resource || reads_variable(e))
         })
         .collect();
 
