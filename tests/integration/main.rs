@@ -18,6 +18,7 @@ mod graph_def_pipeline;
 mod graph_def_while;
 mod mnist_style_pipeline;
 mod readme;
+mod rnn;
 mod session;
 mod step_stats;
 mod tf_semantics_decoders;

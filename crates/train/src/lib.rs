@@ -14,6 +14,7 @@ mod monitored;
 mod moving_averages;
 pub mod optimizers;
 mod queue_runner;
+pub mod rnn;
 pub mod saver;
 pub mod summary;
 mod variable_scope;

@@ -271,6 +271,18 @@ fn add_n_grad(ctx: &GradContext<'_>) -> Grads {
     Ok((0..ctx.num_inputs()).map(|_| Some(d.clone())).collect())
 }
 
+/// `Select` (TensorFlow 1's `where`): the gradient goes to `x` where the condition held, to
+/// `y` elsewhere, by `Select` again, so a vector condition keeps choosing rows
+/// (TensorFlow's `_SelectGrad`).
+fn select_v1_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, c) = (ctx.grad0()?, ctx.input(0));
+    let gr = g(ctx);
+    let zeros = op(&gr, "ZerosLike", &[&ctx.input(1)], &[])?;
+    let dx = op(&gr, "Select", &[&c, &d, &zeros], &[])?;
+    let dy = op(&gr, "Select", &[&c, &zeros, &d], &[])?;
+    Ok(vec![None, Some(dx), Some(dy)])
+}
+
 fn select_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, c, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1), ctx.input(2));
     let gr = g(ctx);
@@ -380,7 +392,7 @@ pub(super) fn register() {
     register_gradient("Min", reduce_extreme_grad);
     register_gradient("Cast", cast_grad);
     register_gradient("AddN", add_n_grad);
-    register_gradient("Select", select_grad);
+    register_gradient("Select", select_v1_grad);
     register_gradient("SelectV2", select_grad);
     register_gradient("Cumsum", cumsum_grad);
     register_gradient("ClipByValue", clip_grad);

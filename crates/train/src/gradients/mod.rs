@@ -216,7 +216,8 @@ impl Walk<'_> {
             from_x[x.node_id()] = true;
             start = start.min(x.node_id());
         }
-        // A back edge leads to a lower id: walk again until nothing changes.
+        // A back edge leads to a lower id, maybe below every x (a loop's Merge built before
+        // a variable its body made): walk again, from the start, until nothing changes.
         loop {
             let mut changed = false;
             for id in start..n {
@@ -231,6 +232,7 @@ impl Walk<'_> {
             if !changed {
                 break;
             }
+            start = 0;
         }
         // ... and upstream of some y: only these carry gradients.
         let mut to_y = vec![false; n];

@@ -143,33 +143,46 @@ pub(super) fn loop_grad(
         frames: walk.frames,
         frame: f,
     };
-    let out = WhileLoop::new().value_hook(hook).build(
-        |v| {
-            let zero = konst(g, Tensor::scalar(0i32))?;
-            op(g, "Greater", &[&v[0], &zero], &[])
-        },
-        |v| {
-            let one = konst(g, Tensor::scalar(1i32))?;
-            let mut next = vec![op(g, "Sub", &[&v[0], &one], &[])?];
-            let grad_ys = v[1..1 + nv].iter().cloned().map(Some).collect();
-            let grads = inner.gradients(&ys, &xs, grad_ys)?;
-            for (i, gi) in grads.iter().take(nv).enumerate() {
-                next.push(match gi {
-                    Some(gi) => gi.clone(),
-                    None => op(g, "ZerosLike", &[&body_inputs[i]], &[])?,
-                });
-            }
-            for (j, gi) in grads.iter().skip(nv).enumerate() {
-                let acc = &v[1 + nv + j];
-                next.push(match gi {
-                    Some(gi) => op(g, "AddV2", &[acc, gi], &[])?,
-                    None => acc.clone(),
-                });
-            }
-            Ok(next)
-        },
-        &init,
-    )?;
+    // The gradients may know less of their static shapes than the values they start from (a
+    // product's gradient forgets a batch dimension): only ranks are kept.
+    let invariant_shapes = init
+        .iter()
+        .map(|x| {
+            x.shape()
+                .rank()
+                .map_or_else(Shape::unknown, Shape::unknown_of_rank)
+        })
+        .collect();
+    let out = WhileLoop::new()
+        .shape_invariants(invariant_shapes)
+        .value_hook(hook)
+        .build(
+            |v| {
+                let zero = konst(g, Tensor::scalar(0i32))?;
+                op(g, "Greater", &[&v[0], &zero], &[])
+            },
+            |v| {
+                let one = konst(g, Tensor::scalar(1i32))?;
+                let mut next = vec![op(g, "Sub", &[&v[0], &one], &[])?];
+                let grad_ys = v[1..1 + nv].iter().cloned().map(Some).collect();
+                let grads = inner.gradients(&ys, &xs, grad_ys)?;
+                for (i, gi) in grads.iter().take(nv).enumerate() {
+                    next.push(match gi {
+                        Some(gi) => gi.clone(),
+                        None => op(g, "ZerosLike", &[&body_inputs[i]], &[])?,
+                    });
+                }
+                for (j, gi) in grads.iter().skip(nv).enumerate() {
+                    let acc = &v[1 + nv + j];
+                    next.push(match gi {
+                        Some(gi) => op(g, "AddV2", &[acc, gi], &[])?,
+                        None => acc.clone(),
+                    });
+                }
+                Ok(next)
+            },
+            &init,
+        )?;
     let mut into = Vec::new();
     for (i, (k, _)) in var_grads.iter().enumerate() {
         into.push((nodes[lp.vars[*k].enter].inputs()[0], out[1 + i].clone()));
