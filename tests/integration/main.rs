@@ -9,6 +9,7 @@ mod cli_records;
 mod concurrency;
 mod cond;
 mod digits_pipeline;
+mod digits_rnn;
 mod graph;
 mod graph_def;
 mod graph_def_cond;
