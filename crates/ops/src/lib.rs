@@ -29,6 +29,7 @@ pub mod init_ops;
 pub mod intra_op;
 pub mod io;
 pub mod logging;
+pub mod lookup;
 pub mod math;
 pub mod nn;
 pub mod parsing;
@@ -52,6 +53,7 @@ pub fn register_all_ops() {
         init_ops::register_all_ops();
         io::register_all_ops();
         logging::register_all_ops();
+        lookup::register_all_ops();
         data_flow::register_all_ops();
         math::register_all_ops();
         nn::register_all_ops();
