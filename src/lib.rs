@@ -81,6 +81,12 @@ pub mod prelude {
         WholeFileReader,
     };
     pub use weir_ops::logging::{print, Print};
+    pub use weir_ops::lookup::{
+        index_table_from_file, index_table_from_tensor, index_to_string_table_from_file,
+        index_to_string_table_from_tensor, tables_initializer, KeyValueTensorInitializer,
+        MutableHashTable, StaticHashTable, StaticVocabularyTable, TextFileIndex,
+        TextFileInitializer,
+    };
     pub use weir_ops::math::{
         abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, cos, cumsum, div, div_no_nan,
         divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal,
