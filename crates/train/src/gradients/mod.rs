@@ -16,6 +16,7 @@ mod tensor_array_grad;
 mod util;
 mod while_grad;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Once};
 
@@ -170,11 +171,13 @@ pub fn gradients(
         Some(gy) => gy.iter().cloned().map(Some).collect(),
         None => vec![None; ys.len()],
     };
+    let prepared = RefCell::new(HashMap::new());
     let walk = Walk {
         g: &g,
         nodes: &nodes,
         frames: frames.as_ref(),
         frame: ROOT,
+        prepared: &prepared,
     };
     walk.gradients(ys, xs, grad_ys)
 }
@@ -186,6 +189,8 @@ pub(crate) struct Walk<'a> {
     pub nodes: &'a [Arc<Node>],
     pub frames: Option<&'a Frames>,
     pub frame: usize,
+    /// The forward sides of the loop gradients this computation made, by frame.
+    pub prepared: &'a RefCell<HashMap<usize, Arc<while_grad::Prepared>>>,
 }
 
 impl Walk<'_> {
@@ -193,11 +198,18 @@ impl Walk<'_> {
         self.frames.is_none_or(|f| f.frame_of[id] == self.frame)
     }
 
+    /// Whether node `id` is in this walk's frame or in a loop nested in it: what gradients of
+    /// this walk can flow through (not the loops around it).
+    fn within_frame(&self, id: usize) -> bool {
+        self.frames
+            .is_none_or(|f| f.within(f.frame_of[id], self.frame))
+    }
+
     /// The loop a node's back edge closes, when that loop is nested in this walk's frame: the
     /// walk then sees through it (a value entering it reaches its exits).
     fn back_edge(&self, id: usize) -> Option<(usize, usize)> {
         let e = self.nodes[id].loop_back_edge()?;
-        (!self.in_frame(id)).then_some(e)
+        (!self.in_frame(id) && self.within_frame(id)).then_some(e)
     }
 
     /// The gradients of `ys` (weighted by `grad_ys`, ones where `None`) with respect to `xs`.
@@ -222,6 +234,7 @@ impl Walk<'_> {
             let mut changed = false;
             for id in start..n {
                 if !from_x[id]
+                    && self.within_frame(id)
                     && (nodes[id].inputs().iter().any(|(m, _)| from_x[*m])
                         || self.back_edge(id).is_some_and(|(m, _)| from_x[m]))
                 {

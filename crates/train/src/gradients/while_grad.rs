@@ -38,19 +38,6 @@ pub(super) fn loop_grad(
         .frames
         .ok_or_else(|| Error::internal("a loop's gradient without frames"))?;
     let frame = &frames.frames[f];
-    let unsupported = |what: &str| {
-        Error::unimplemented(format!(
-            "Gradients through while loop '{}' whose body has {what} are not supported yet",
-            frame.name
-        ))
-    };
-    if frames
-        .frames
-        .iter()
-        .any(|c| c.parent == f && !c.members.is_empty())
-    {
-        return Err(unsupported("another loop"));
-    }
     // The variables that carry gradients, each with the gradient of its final value.
     let mut var_grads: Vec<(usize, Option<Output>)> = Vec::new();
     for (k, v) in lp.vars.iter().enumerate() {
@@ -78,11 +65,7 @@ pub(super) fn loop_grad(
     // The loop invariants a gradient can reach.
     // A resource handle gets a gradient only as a variable read in the loop (a TensorArray's
     // handle passes none: its ops carry their gradients by their flows).
-    let reads_variable = |e: usize| {
-        frame.members.iter().any(|&r| {
-            nodes[r].op_type() == "ReadVariableOp" && nodes[r].inputs().first() == Some(&(e, 0))
-        })
-    };
+    let reads_variable = |e: usize| reads_variable(nodes, &frame.members, e);
     let invariants: Vec<usize> = lp
         .invariants
         .iter()
@@ -94,12 +77,10 @@ pub(super) fn loop_grad(
         })
         .collect();
 
-    let counter = Counter::start(g, lp, &frame.name)?;
-    let saved = save_forward_values(walk, f, lp, &var_grads, &invariants, &counter.index)?;
-    let count = counter.finish(g, &saved)?;
+    let prep = prepared(walk, f, lp)?;
 
     // The backward loop: the iterations left, the variables' gradients, the invariants' sums.
-    let mut init = vec![count];
+    let mut init = vec![prep.count.clone()];
     for (k, gx) in &var_grads {
         let exit_value = lp
             .exits
@@ -136,12 +117,13 @@ pub(super) fn loop_grad(
     for &e in &invariants {
         xs.push(g.output(e, 0)?);
     }
-    let hook = pop_hook(lp, &frame.members, saved);
+    let hook = pop_hook(lp, &frame.members, prep.saved.clone());
     let inner = Walk {
         g,
         nodes,
         frames: walk.frames,
         frame: f,
+        prepared: walk.prepared,
     };
     // The gradients may know less of their static shapes than the values they start from (a
     // product's gradient forgets a batch dimension): only ranks are kept.
@@ -193,15 +175,123 @@ pub(super) fn loop_grad(
     Ok(into)
 }
 
+/// What the forward side of a loop's gradient made: the stacks its iterations push values on,
+/// and its iteration count. Made once per gradient computation and loop, before the backward
+/// loops of the loops it is in, which must keep its count.
+pub(crate) struct Prepared {
+    saved: Arc<HashMap<(usize, usize), Saved>>,
+    count: Output,
+}
+
+/// The forward side of the gradient of the loop of frame `f`, made now unless this gradient
+/// computation already made it.
+fn prepared(walk: &Walk<'_>, f: usize, lp: &Loop) -> Result<Arc<Prepared>> {
+    if let Some(p) = walk.prepared.borrow().get(&f) {
+        return Ok(p.clone());
+    }
+    let (g, nodes) = (walk.g, walk.nodes);
+    let frames = walk
+        .frames
+        .ok_or_else(|| Error::internal("a loop's gradient without frames"))?;
+    let frame = &frames.frames[f];
+    // The loops in this one come first: this loop keeps their counts and the values entering
+    // them, one per iteration, for their backward loops inside its own.
+    let mut extra = Vec::new();
+    let mut children = Vec::new();
+    for (c, child) in frames.frames.iter().enumerate() {
+        if c == f || child.parent != f || child.members.is_empty() {
+            continue;
+        }
+        let lpc = frames.loop_of(nodes, c)?;
+        let pc = prepared(walk, c, &lpc)?;
+        extra.push((pc.count.node_id(), pc.count.index()));
+        let enters = lpc
+            .vars
+            .iter()
+            .map(|v| v.enter)
+            .chain(lpc.invariants.iter().copied());
+        let inputs: Vec<usize> = enters.map(|e| nodes[e].inputs()[0].0).collect();
+        extra.extend(enters_inputs(nodes, &lpc));
+        children.push((
+            lpc.exits.iter().map(|&(x, _)| x).collect::<Vec<_>>(),
+            inputs,
+        ));
+    }
+    let vars: Vec<usize> = (0..lp.vars.len())
+        .filter(|&k| is_float(nodes[lp.vars[k].merge].output_dtypes()[0]))
+        .collect();
+    let invariants: Vec<usize> = lp
+        .invariants
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let (m, j) = nodes[e].inputs()[0];
+            let dtype = nodes[m].output_dtypes()[j];
+            is_float(dtype)
+                && (dtype != DType::Resource || reads_variable(nodes, &frame.members, e))
+        })
+        .collect();
+    let chain = frame_chain(frames, f);
+    let counter = Counter::start(g, lp, &chain)?;
+    let saved = save_forward_values(
+        walk,
+        f,
+        lp,
+        (&vars, &invariants),
+        &children,
+        &extra,
+        &counter.index,
+    )?;
+    let count = counter.finish(g, &saved)?;
+    let p = Arc::new(Prepared {
+        saved: Arc::new(saved),
+        count,
+    });
+    walk.prepared.borrow_mut().insert(f, p.clone());
+    Ok(p)
+}
+
+/// The values entering the loop `lp` (its Enters' inputs).
+fn enters_inputs(nodes: &[Arc<weir_graph::Node>], lp: &Loop) -> Vec<(usize, usize)> {
+    lp.vars
+        .iter()
+        .map(|v| v.enter)
+        .chain(lp.invariants.iter().copied())
+        .map(|e| nodes[e].inputs()[0])
+        .collect()
+}
+
+/// Whether a node of `members` reads the variable whose handle is Enter `e`'s output.
+fn reads_variable(nodes: &[Arc<weir_graph::Node>], members: &[usize], e: usize) -> bool {
+    members.iter().any(|&r| {
+        nodes[r].op_type() == "ReadVariableOp" && nodes[r].inputs().first() == Some(&(e, 0))
+    })
+}
+
+/// The names of the frames from the outermost loop down to frame `f`: what a value from
+/// outside every loop enters, in turn, to reach `f`.
+fn frame_chain(frames: &weir_graph::frames::Frames, mut f: usize) -> Vec<String> {
+    let mut chain = Vec::new();
+    while f != weir_graph::frames::ROOT {
+        chain.push(frames.frames[f].name.clone());
+        f = frames.frames[f].parent;
+    }
+    chain.reverse();
+    chain
+}
+
 /// The forward values the body's gradient may read, each with the stack its iterations push it
 /// on: the inputs and outputs, inside the loop, of the ops between the variables (and
-/// differentiable invariants) and the body's results, and the values the body starts from.
+/// differentiable invariants) and the body's results, the values the body starts from, and
+/// `extra` (what the loops inside need). `children` are the loops inside: their exits, and the
+/// nodes whose values enter them.
 fn save_forward_values(
     walk: &Walk<'_>,
     f: usize,
     lp: &Loop,
-    var_grads: &[(usize, Option<Output>)],
-    invariants: &[usize],
+    (vars, invariants): (&[usize], &[usize]),
+    children: &[(Vec<usize>, Vec<usize>)],
+    extra: &[(usize, usize)],
     index: &Output,
 ) -> Result<HashMap<(usize, usize), Saved>> {
     let (g, nodes) = (walk.g, walk.nodes);
@@ -211,29 +301,39 @@ fn save_forward_values(
     let members = &frames.frames[f].members;
     let in_loop: HashSet<usize> = members.iter().copied().collect();
     let invariant_set: HashSet<usize> = lp.invariants.iter().copied().collect();
+    // A loop inside is seen whole: its exits depend on every value entering it.
+    let child_of_exit: HashMap<usize, usize> = children
+        .iter()
+        .enumerate()
+        .flat_map(|(c, (exits, _))| exits.iter().map(move |&x| (x, c)))
+        .collect();
     // Downstream of the body's inputs, upstream of its results, within the loop.
-    let mut down: HashSet<usize> = var_grads.iter().map(|(k, _)| lp.vars[*k].switch).collect();
+    let mut down: HashSet<usize> = vars.iter().map(|&k| lp.vars[k].switch).collect();
     down.extend(invariants.iter().copied());
     for &m in members {
-        if nodes[m].inputs().iter().any(|(i, _)| down.contains(i)) {
+        let through_child = child_of_exit
+            .get(&m)
+            .is_some_and(|&c| children[c].1.iter().any(|i| down.contains(i)));
+        if through_child || nodes[m].inputs().iter().any(|(i, _)| down.contains(i)) {
             down.insert(m);
         }
     }
     let mut up: HashSet<usize> = HashSet::new();
-    let mut stack: Vec<usize> = var_grads
+    let mut stack: Vec<usize> = vars
         .iter()
-        .map(|(k, _)| nodes[lp.vars[*k].next].inputs()[0].0)
+        .map(|&k| nodes[lp.vars[k].next].inputs()[0].0)
         .collect();
     while let Some(m) = stack.pop() {
         if !in_loop.contains(&m) || !up.insert(m) {
             continue;
         }
         stack.extend(nodes[m].inputs().iter().map(|(i, _)| *i));
+        if let Some(&c) = child_of_exit.get(&m) {
+            stack.extend(children[c].1.iter().copied());
+        }
     }
-    let mut wanted: Vec<(usize, usize)> = var_grads
-        .iter()
-        .map(|(k, _)| (lp.vars[*k].switch, 1))
-        .collect();
+    let mut wanted: Vec<(usize, usize)> = vars.iter().map(|&k| (lp.vars[k].switch, 1)).collect();
+    wanted.extend(extra.iter().copied());
     for &m in members {
         if !(down.contains(&m) && up.contains(&m)) || invariant_set.contains(&m) {
             continue;
@@ -242,7 +342,7 @@ fn save_forward_values(
         wanted.extend(node.inputs().iter().copied());
         wanted.extend((0..node.output_dtypes().len()).map(|i| (m, i)));
     }
-    let frame_name = &frames.frames[f].name;
+    let chain = frame_chain(frames, f);
     let switches: HashSet<usize> = lp.vars.iter().map(|v| v.switch).collect();
     let guards = guards(nodes, members, &switches);
     // The predicates of the conds a kept value is in are kept too: the backward loop switches
@@ -261,7 +361,9 @@ fn save_forward_values(
     for (m, i) in wanted {
         // A variable's Switch leaves the loop through output 0, which the body never reads.
         let exit_side = switches.contains(&m) && i == 0;
-        if !in_loop.contains(&m)
+        // Counts of the loops inside were made after the frames were found: in the loop too.
+        let made_since = m >= nodes.len();
+        if !(in_loop.contains(&m) || made_since)
             || invariant_set.contains(&m)
             || exit_side
             || saved.contains_key(&(m, i))
@@ -272,9 +374,9 @@ fn save_forward_values(
         let dtype = value.dtype();
         let _outside = g.init_scope();
         let stack = weir_ops::data_flow::stack(g, -1, dtype, "f_acc")?;
-        let entered = enter(g, &stack, frame_name, true)?;
+        let entered = enter(g, &stack, &chain, true)?;
         let conds = guards.get(&(m, i)).cloned().unwrap_or_default();
-        let live = live_in_every_iteration(g, &value, &conds, frame_name)?;
+        let live = live_in_every_iteration(g, &value, &conds, &chain)?;
         // After this iteration's count, before the next: pushes keep the iterations' order.
         let push = {
             let _after = g.control_dependencies(&[index.op()])?;
@@ -389,12 +491,12 @@ fn live_in_every_iteration(
     g: &Graph,
     value: &Output,
     guards: &[Guard],
-    frame_name: &str,
+    chain: &[String],
 ) -> Result<Output> {
     let mut live = value.clone();
     for &((p, j), side) in guards.iter().rev() {
         let zero = konst(g, Tensor::zeros(value.dtype(), &[])?)?;
-        let zero = enter(g, &zero, frame_name, true)?;
+        let zero = enter(g, &zero, chain, true)?;
         let pred = g.output(p, j)?;
         let other = op_node(g, "Switch", &[&zero, &pred], &[])?.output(1 - side)?;
         live = op_node(g, "Merge", &[&live, &other], &[])?.output(0)?;
@@ -402,17 +504,23 @@ fn live_in_every_iteration(
     Ok(live)
 }
 
-/// `Enter(x)` into the frame `frame_name`.
-fn enter(g: &Graph, x: &Output, frame_name: &str, is_constant: bool) -> Result<Output> {
-    op(
-        g,
-        "Enter",
-        &[x],
-        &[
-            ("frame_name", AttrValue::Str(frame_name.to_string())),
-            ("is_constant", AttrValue::Bool(is_constant)),
-        ],
-    )
+/// `x`, from outside every loop, entered into each frame of `chain` in turn (as a constant
+/// into all but the last, which takes `is_constant`).
+fn enter(g: &Graph, x: &Output, chain: &[String], is_constant: bool) -> Result<Output> {
+    let mut v = x.clone();
+    for (k, frame_name) in chain.iter().enumerate() {
+        let constant = is_constant || k + 1 < chain.len();
+        v = op(
+            g,
+            "Enter",
+            &[&v],
+            &[
+                ("frame_name", AttrValue::Str(frame_name.clone())),
+                ("is_constant", AttrValue::Bool(constant)),
+            ],
+        )?;
+    }
+    Ok(v)
 }
 
 /// A new variable of the forward loop counting its iterations (TensorFlow's `f_count`): each
@@ -426,11 +534,11 @@ struct Counter {
 }
 
 impl Counter {
-    fn start(g: &Graph, lp: &Loop, frame_name: &str) -> Result<Counter> {
+    fn start(g: &Graph, lp: &Loop, chain: &[String]) -> Result<Counter> {
         let _outside = g.init_scope();
         let _scope = g.name_scope("f_count");
         let zero = konst(g, Tensor::scalar(0i32))?;
-        let entered = enter(g, &zero, frame_name, false)?;
+        let entered = enter(g, &zero, chain, false)?;
         let merge = op_node(g, "Merge", &[&entered], &[])?;
         let loop_cond = g.output(lp.loop_cond, 0)?;
         let switch = op_node(g, "Switch", &[&merge.output(0)?, &loop_cond], &[])?;
@@ -498,7 +606,7 @@ fn zeros_for_invariant(walk: &Walk<'_>, f: usize, e: usize) -> Result<Output> {
 
 /// What the backward loop reads for a forward value: a pop of its stack, or, for a loop
 /// invariant, the value that entered the loop.
-fn pop_hook(lp: &Loop, members: &[usize], saved: HashMap<(usize, usize), Saved>) -> ValueHook {
+fn pop_hook(lp: &Loop, members: &[usize], saved: Arc<HashMap<(usize, usize), Saved>>) -> ValueHook {
     let invariants: HashSet<usize> = lp.invariants.iter().copied().collect();
     let members: HashSet<usize> = members.iter().copied().collect();
     Arc::new(move |g: &Graph, x: &Output| {
