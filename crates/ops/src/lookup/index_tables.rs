@@ -198,15 +198,7 @@ impl IndexTableFromTensor {
             let init = KeyValueTensorInitializer::new(table_keys, values).name("table_init");
             StaticHashTable::new(graph, init, self.default_value)?
         };
-        if self.num_oov_buckets == 0 {
-            return Ok(IndexTable::Static(table));
-        }
-        Ok(IndexTable::Hashed(IdTableWithHashBuckets::new(
-            graph,
-            Some(table),
-            self.num_oov_buckets,
-            Some(self.dtype),
-        )?))
+        with_buckets(graph, table, self.num_oov_buckets, self.dtype)
     }
 }
 
@@ -377,15 +369,7 @@ impl IndexTableFromFile {
             }
             StaticHashTable::new(graph, init, self.default_value)?
         };
-        if self.num_oov_buckets == 0 {
-            return Ok(IndexTable::Static(table));
-        }
-        Ok(IndexTable::Hashed(IdTableWithHashBuckets::new(
-            graph,
-            Some(table),
-            self.num_oov_buckets,
-            Some(self.key_dtype),
-        )?))
+        with_buckets(graph, table, self.num_oov_buckets, self.key_dtype)
     }
 }
 
@@ -563,4 +547,23 @@ pub fn index_to_string_table_from_file(
     vocabulary_file: impl Into<TensorArg>,
 ) -> Result<StaticHashTable> {
     IndexToStringTableFromFile::new(vocabulary_file).build(graph)
+}
+
+/// `table` as TensorFlow's index tables return it: as it is without out-of-vocabulary buckets,
+/// else behind `num_oov_buckets` hash buckets for keys of `key_dtype`.
+fn with_buckets(
+    graph: &Graph,
+    table: StaticHashTable,
+    num_oov_buckets: i64,
+    key_dtype: DType,
+) -> Result<IndexTable> {
+    if num_oov_buckets == 0 {
+        return Ok(IndexTable::Static(table));
+    }
+    Ok(IndexTable::Hashed(IdTableWithHashBuckets::new(
+        graph,
+        Some(table),
+        num_oov_buckets,
+        Some(key_dtype),
+    )?))
 }

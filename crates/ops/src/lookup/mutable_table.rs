@@ -204,8 +204,19 @@ impl MutableHashTable {
         keys: impl Into<TensorArg>,
         values: impl Into<TensorArg>,
     ) -> Result<Operation> {
+        self.keys_values_op("LookupTableInsertV2", "lookup_table_insert", keys, values)
+    }
+
+    /// An op of `op_type` on the table, the keys and the values, in the scope `<name>_<scope>`.
+    fn keys_values_op(
+        &self,
+        op_type: &str,
+        scope: &str,
+        keys: impl Into<TensorArg>,
+        values: impl Into<TensorArg>,
+    ) -> Result<Operation> {
         let g = self.graph();
-        let _scope = g.name_scope(&format!("{}_lookup_table_insert", self.name));
+        let _scope = g.name_scope(&format!("{}_{scope}", self.name));
         let keys = keys
             .into()
             .to_output(g, Some(self.key_dtype), Some("keys"), "keys: ")?;
@@ -213,7 +224,7 @@ impl MutableHashTable {
             values
                 .into()
                 .to_output(g, Some(self.value_dtype), Some("values"), "values: ")?;
-        crate::new_op(g, "LookupTableInsertV2")
+        crate::new_op(g, op_type)
             .input(&self.handle)
             .input(keys)
             .input(values)
@@ -259,19 +270,6 @@ impl MutableHashTable {
         keys: impl Into<TensorArg>,
         values: impl Into<TensorArg>,
     ) -> Result<Operation> {
-        let g = self.graph();
-        let _scope = g.name_scope(&format!("{}_table_restore", self.name));
-        let keys = keys
-            .into()
-            .to_output(g, Some(self.key_dtype), Some("keys"), "keys: ")?;
-        let values =
-            values
-                .into()
-                .to_output(g, Some(self.value_dtype), Some("values"), "values: ")?;
-        crate::new_op(g, "LookupTableImportV2")
-            .input(&self.handle)
-            .input(keys)
-            .input(values)
-            .build()
+        self.keys_values_op("LookupTableImportV2", "table_restore", keys, values)
     }
 }
