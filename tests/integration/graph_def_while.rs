@@ -185,3 +185,56 @@ fn tensorflow_2s_while_ops_lower_to_loops_and_run_as_in_tensorflow() -> Result<(
     );
     Ok(())
 }
+
+#[test]
+fn tensorflows_dynamic_rnn_training_graph_trains_as_in_tensorflow() -> Result<()> {
+    // TensorFlow's own loop gradient: stacks of forward values, a backward counter loop whose
+    // exits read Identities of its Switches, ControlTrigger, ShapeN, ConcatOffset, TanhGrad.
+    let mut all: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
+    let want = all["rnn_train_v1"].take();
+    let ops: Vec<&str> = want["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for op in [
+        "StackPushV2",
+        "ControlTrigger",
+        "TensorArrayScatterV3",
+        "TanhGrad",
+    ] {
+        assert!(ops.contains(&op), "{ops:?}");
+    }
+    let gd = GraphDef::decode(&std::fs::read(data("rnn_train_v1.pb")).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&g.operation_by_name(want["init"].as_str().unwrap()).unwrap())?;
+    let x = Tensor::from_vec(&[2, 4, 2], f32s(&want["x"]))?;
+    let y = Tensor::from_vec(&[2, 3], f32s(&want["y"]))?;
+    let loss = g.tensor_by_name(want["loss"].as_str().unwrap())?;
+    let train = g
+        .operation_by_name(want["train"].as_str().unwrap())
+        .unwrap();
+    let mut losses = Vec::new();
+    for _ in 0..4 {
+        let r = sess.run(
+            &RunArgs::new()
+                .feed(&g.tensor_by_name("x:0")?, x.clone())
+                .feed(&g.tensor_by_name("y:0")?, y.clone())
+                .fetch(&loss)
+                .target(&train),
+        )?;
+        losses.push(r[0].to_scalar::<f32>()?);
+    }
+    let want_losses = f32s(&want["losses"]);
+    for (a, b) in losses.iter().zip(&want_losses) {
+        assert!(
+            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+            "{losses:?} vs {want_losses:?}"
+        );
+    }
+    Ok(())
+}

@@ -52,8 +52,10 @@ pub struct Loop {
     pub invariants: Vec<usize>,
     /// The `LoopCond`.
     pub loop_cond: usize,
-    /// Each `Exit`, in id order, and the variable it gives.
-    pub exits: Vec<(usize, usize)>,
+    /// Each `Exit`, in id order, and the variable it gives when it reads a variable's Switch
+    /// directly (`None`: it reads a value computed from them once the loop ends, as
+    /// TensorFlow's gradient loops' exits do).
+    pub exits: Vec<(usize, Option<usize>)>,
     /// Values from outside the loop that its nodes read without an `Enter` (only graphs not
     /// built by `while_loop` have them): computed once, before the loop.
     pub implicit: Vec<(usize, usize)>,
@@ -175,12 +177,11 @@ impl Frames {
             if node.op_type() != "Enter" || node.attr::<bool>("is_constant")? {
                 continue;
             }
-            let merge = *merge_of_enter.get(&e).ok_or_else(|| {
-                malformed(format!(
-                    "the variable entering at '{}' has no Merge",
-                    node.name()
-                ))
-            })?;
+            // An Enter nothing merges is read by nothing in the loop (TensorFlow's gradients
+            // leave one per exit whose gradient goes unused).
+            let Some(&merge) = merge_of_enter.get(&e) else {
+                continue;
+            };
             let switch = *switch_of_merge.get(&merge).ok_or_else(|| {
                 malformed(format!(
                     "'{}' is not switched by the LoopCond",
@@ -219,22 +220,14 @@ impl Frames {
             }
         }
         // Exits are in the enclosing frame, as are the readers of the other values a loop
-        // makes; an Exit of this loop reads a variable's Switch.
+        // makes; an Exit of this loop reads a variable's Switch, or a value made from them.
         for &x in &self.frames[frame.parent].members {
             let node = &nodes[x];
             if node.op_type() != "Exit" || self.frame_of[node.inputs()[0].0] != f {
                 continue;
             }
             let (s, port) = node.inputs()[0];
-            let var = vars
-                .iter()
-                .position(|v| v.switch == s && port == 0)
-                .ok_or_else(|| {
-                    malformed(format!(
-                        "'{}' does not read the false side of a variable's Switch",
-                        node.name()
-                    ))
-                })?;
+            let var = vars.iter().position(|v| v.switch == s && port == 0);
             exits.push((x, var));
         }
         Ok(Loop {

@@ -98,6 +98,9 @@ pub enum ControlFlowRole {
     /// ([`OpContext::input_is_dead`]); dead only when all data inputs are (its control inputs'
     /// deadness does not count): `Merge`.
     Merge,
+    /// Never dead, whatever its inputs: `ControlTrigger`, which TensorFlow's gradient loops
+    /// wait on for ops of either branch of a cond.
+    Trigger,
 }
 
 /// A float32 `Mul` or `RealDiv` by a scalar constant, as a producing kernel applies it to its

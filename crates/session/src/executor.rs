@@ -63,6 +63,7 @@ fn live_inputs(
         }
     }
     match step.role {
+        ControlFlowRole::Trigger => Some(0),
         ControlFlowRole::Merge => {
             let fed = step
                 .inputs

@@ -336,6 +336,34 @@ with g.as_default():
     }
     open("cond_v2.pb", "wb").write(gd.SerializeToString())
 
+# An LSTM trained through tf.nn.dynamic_rnn as TensorFlow 1 builds it: TensorArrays in a v1
+# loop, and TensorFlow's own gradient loop (GradLoopState: stacks of the forward values, a
+# backward counter, ControlTrigger, ShapeN, ConcatOffset, TanhGrad and SigmoidGrad).
+from tensorflow.python.ops import rnn_cell_impl
+tf1.disable_control_flow_v2()
+g = tf.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [None, 4, 2], name="x")
+    y = tf1.placeholder(tf.float32, [None, 3], name="y")
+    with tf1.variable_scope("v", initializer=tf1.random_uniform_initializer(-0.5, 0.5, seed=3)):
+        _, state = tf1.nn.dynamic_rnn(rnn_cell_impl.BasicLSTMCell(3), x, dtype=tf.float32)
+    loss = tf.reduce_mean(tf.square(state.h - y), name="loss")
+    train = tf1.train.GradientDescentOptimizer(0.5).minimize(loss, name="train")
+    init = tf1.global_variables_initializer()
+    xs = np.array([[[0.5, -1.0], [1.0, 0.25], [-0.5, 2.0], [0.1, 0.2]],
+                   [[0.3, 0.3], [-1.0, 0.5], [0.2, -0.2], [1.5, 0.0]]], np.float32)
+    ys = np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.5]], np.float32)
+    with tf1.Session(graph=g) as s:
+        s.run(init)
+        losses = [float(s.run([loss, train], {x: xs, y: ys})[0]) for _ in range(4)]
+    expected["rnn_train_v1"] = {
+        "x": xs.tolist(), "y": ys.tolist(), "loss": loss.name, "train": train.name,
+        "init": init.name, "losses": losses,
+        "ops": sorted(set(nd.op for nd in g.as_graph_def().node)),
+    }
+    open("rnn_train_v1.pb", "wb").write(g.as_graph_def().SerializeToString())
+tf1.enable_control_flow_v2()
+
 # The loops of while_v1.pb as TensorFlow 2 writes them by default (control flow v2): While ops
 # on condition and body functions of the graph's library (values from outside passed in as
 # extra loop variables), a While in a body function, an If in a body function, and a resource

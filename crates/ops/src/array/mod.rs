@@ -15,6 +15,7 @@ mod mask;
 mod placeholder;
 mod reshape;
 mod scatter_nd;
+mod shape_n;
 pub(crate) mod shape_util;
 mod slice;
 mod slice_items;
@@ -56,6 +57,7 @@ pub(crate) fn register_all_ops() {
     placeholder::register();
     reshape::register();
     scatter_nd::register();
+    shape_n::register();
     slice::register();
     split::register();
     stack::register();

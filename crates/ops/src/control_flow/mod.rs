@@ -21,7 +21,9 @@ pub use switch_merge::{merge, merge_named, switch, switch_named};
 pub use while_loop::{while_loop, ValueHook, WhileLoop};
 
 use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result};
+use weir_graph::{
+    ControlFlowRole, Error, Graph, Kernel, OpContext, OpDef, Operation, Output, Result,
+};
 
 /// `tf.no_op()`: does nothing; a target that only its control inputs give meaning to.
 pub fn no_op(graph: &Graph) -> Result<Operation> {
@@ -77,10 +79,26 @@ impl Kernel for NoOpKernel {
     }
 }
 
+/// `ControlTrigger`: does nothing, and is never dead, so what waits on it runs even when it
+/// waits on ops of an untaken branch (TensorFlow's gradient loops use it).
+struct ControlTriggerKernel;
+
+impl Kernel for ControlTriggerKernel {
+    fn compute(&self, _ctx: &mut OpContext<'_>) -> Result<()> {
+        Ok(())
+    }
+
+    fn control_flow_role(&self) -> ControlFlowRole {
+        ControlFlowRole::Trigger
+    }
+}
+
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     register_op(OpDef::new("NoOp"));
     register_kernel("NoOp", |_| Ok(Box::new(NoOpKernel)));
+    register_op(OpDef::new("ControlTrigger"));
+    register_kernel("ControlTrigger", |_| Ok(Box::new(ControlTriggerKernel)));
     assert::register();
     switch_merge::register();
     loop_ops::register();

@@ -34,6 +34,7 @@ mod padding;
 mod pool;
 mod softmax;
 mod top_k;
+mod unary_grad;
 
 pub use activations::{
     elu, elu_grad, leaky_relu, leaky_relu_grad, leaky_relu_with_alpha, relu, relu6, relu6_grad,
@@ -194,4 +195,5 @@ pub(crate) fn register_all_ops() {
     pool::register();
     softmax::register();
     top_k::register();
+    unary_grad::register();
 }

@@ -18,6 +18,8 @@ pub(crate) type KernelFor<'a> = dyn FnMut(&Arc<Node>) -> Result<Arc<dyn Kernel>>
 /// each loop needs.
 pub(crate) struct Loops {
     nodes: Arc<Vec<Arc<Node>>>,
+    /// The graph's own nodes (the exits as they are).
+    graph_nodes: Arc<Vec<Arc<Node>>>,
     frames: Arc<Frames>,
     /// The loop of each frame (or why it cannot run), by frame.
     loops: HashMap<usize, Result<Arc<Loop>>>,
@@ -86,6 +88,7 @@ impl Loops {
         }
         Loops {
             nodes: Arc::new(nodes),
+            graph_nodes: Arc::new(graph_nodes.to_vec()),
             frames: Arc::new(frames),
             loops,
             loop_at,
@@ -164,19 +167,59 @@ impl Loops {
             fetches: lp.vars.iter().map(|v| (v.next, 0)).collect(),
             targets: Vec::new(),
         };
+        // Exits that read a value made from the variables once the loop ends (TensorFlow's
+        // gradient loops put an Identity there) get it from a plan of their own.
+        let computed: Vec<usize> = lp
+            .exits
+            .iter()
+            .filter(|(_, var)| var.is_none())
+            .map(|&(x, _)| x)
+            .collect();
+        let exit_plan = if computed.is_empty() {
+            None
+        } else {
+            let nodes = self.graph_nodes.clone();
+            let key = PlanKey {
+                feeds: lp
+                    .vars
+                    .iter()
+                    .map(|v| (v.switch, 0))
+                    .chain(lp.vars.iter().map(|v| (v.merge, 0)))
+                    .chain(lp.vars.iter().map(|v| (v.merge, 1)))
+                    .chain(rest.iter().copied())
+                    .collect(),
+                fetches: computed.iter().map(|&x| nodes[x].inputs()[0]).collect(),
+                targets: Vec::new(),
+            };
+            Some(self.plan(f, given.clone(), &key, &[], false, kernel_for)?)
+        };
         let cond = self.plan(f, given.clone(), &cond_key, &[], false, kernel_for)?;
         let body = self.plan(f, given, &body_key, &[], false, kernel_for)?;
         let may_block = cond
             .steps
             .iter()
             .chain(&body.steps)
+            .chain(exit_plan.iter().flat_map(|p| &p.steps))
             .any(|s| s.kernel.may_block());
+        let mut next_computed = 0;
+        let exit_values = lp
+            .exits
+            .iter()
+            .map(|&(_, var)| match var {
+                Some(v) => ExitValue::Var(v),
+                None => {
+                    next_computed += 1;
+                    ExitValue::Computed(next_computed - 1)
+                }
+            })
+            .collect();
         let k: Arc<dyn Kernel> = Arc::new(LoopKernel {
             frame: self.frames.frames[f].name.clone(),
             num_vars: lp.vars.len(),
-            exit_vars: lp.exits.iter().map(|&(_, v)| v).collect(),
+            exit_values,
             cond,
             body,
+            exit_plan,
             may_block,
         });
         self.kernels.insert(f, k.clone());
@@ -196,11 +239,22 @@ fn first_exit(nodes: &[Arc<Node>], frames: &Frames, f: usize) -> Option<usize> {
 
 /// Runs one while loop: its inputs are the variables' initial values, then the loop
 /// invariants; its outputs are the loop's exits.
+/// What one exit of a loop gives.
+enum ExitValue {
+    /// A variable's final value.
+    Var(usize),
+    /// This fetch of the exit plan.
+    Computed(usize),
+}
+
 struct LoopKernel {
     frame: String,
     num_vars: usize,
-    /// The variable each output gives.
-    exit_vars: Vec<usize>,
+    /// What each output gives.
+    exit_values: Vec<ExitValue>,
+    /// Fed the variables (as the Switches give them to the exits, and as the Merges do), the
+    /// value indices and the invariants; fetches what the computed exits read.
+    exit_plan: Option<Plan>,
     /// Fed the variables (as the Merges give them), their Merges' value indices and the
     /// invariants; fetches the LoopCond.
     cond: Plan,
@@ -249,8 +303,28 @@ impl Kernel for LoopKernel {
             }
             index = Tensor::scalar(1i32);
         }
-        for (o, &v) in self.exit_vars.iter().enumerate() {
-            ctx.set_output(o, vars[v].clone());
+        let computed = match &self.exit_plan {
+            Some(plan) => {
+                let feeds = vars
+                    .iter()
+                    .cloned()
+                    .chain(vars.iter().cloned())
+                    .chain(std::iter::repeat_n(index.clone(), self.num_vars))
+                    .chain(rest.iter().cloned());
+                run_fed(plan, &mut scratch, feeds, &env)?
+            }
+            None => Vec::new(),
+        };
+        for (o, e) in self.exit_values.iter().enumerate() {
+            let value = match e {
+                ExitValue::Var(v) => vars[*v].clone(),
+                ExitValue::Computed(k) => computed
+                    .get(*k)
+                    .cloned()
+                    .flatten()
+                    .ok_or_else(|| self.dead(&format!("exit {o}")))?,
+            };
+            ctx.set_output(o, value);
         }
         Ok(())
     }

@@ -46,7 +46,7 @@ pub(super) fn loop_grad(
         }
         let mut parts = Vec::new();
         for (&(_, var), gx) in lp.exits.iter().zip(&exit_grads) {
-            if var == k {
+            if var == Some(k) {
                 if let Some(gx) = gx {
                     parts.push(gx.clone());
                 }
@@ -58,6 +58,18 @@ pub(super) fn loop_grad(
             _ => Some(op(g, "AddN", &parts.iter().collect::<Vec<_>>(), &[])?),
         };
         var_grads.push((k, total));
+    }
+    if let Some((&(x, _), _)) = lp
+        .exits
+        .iter()
+        .zip(&exit_grads)
+        .find(|((_, var), gx)| var.is_none() && gx.is_some())
+    {
+        return Err(Error::unimplemented(format!(
+            "The gradient of '{}', an exit of while loop '{}' that does not read a loop variable's Switch",
+            nodes[x].name(),
+            frame.name
+        )));
     }
     if var_grads.iter().all(|(_, gx)| gx.is_none()) {
         return Ok(Vec::new());
@@ -85,7 +97,7 @@ pub(super) fn loop_grad(
         let exit_value = lp
             .exits
             .iter()
-            .find(|&&(_, var)| var == *k)
+            .find(|&&(_, var)| var == Some(*k))
             .map(|&(x, _)| g.output(x, 0))
             .transpose()?;
         init.push(match (gx, exit_value) {
