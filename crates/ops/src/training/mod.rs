@@ -1,7 +1,8 @@
 //! Training ops: the dense optimizer kernels (`ApplyGradientDescent`, `ApplyMomentum`,
 //! `ApplyAdagrad`, `ApplyRMSProp`, `ApplyCenteredRMSProp`, `ApplyAdam`), the learning-rate
-//! schedule kernels, and the checkpoint ops `SaveV2` / `RestoreV2` with weir's checkpoint
-//! file format. The optimizers and `Saver` of `weir-train` build on these.
+//! schedule kernels, and the checkpoint ops `SaveV2` / `RestoreV2` with TensorFlow's V2
+//! checkpoint format (a tensor bundle). The optimizers and `Saver` of `weir-train` build on
+//! these.
 
 mod apply;
 mod apply_ops;

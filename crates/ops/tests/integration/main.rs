@@ -57,3 +57,4 @@ mod ta_util;
 mod tensor_array;
 mod tensor_array_graph;
 mod training;
+mod training_checkpoint_props;

@@ -3,9 +3,11 @@
 //! A `Saver` adds TensorFlow's save and restore subgraph once (`save/Const` is the file name,
 //! fed at each call; `save/SaveV2` writes the variables' values; `save/RestoreV2` reads them and
 //! `save/Assign*`, grouped as `save/restore_all`, assigns them), so saving and restoring are
-//! ordinary runs of the session. Files are weir's versioned checkpoint format (see
-//! `weir_ops::training::checkpoint`), written atomically, with TensorFlow's `checkpoint` state
-//! file beside them.
+//! ordinary runs of the session. A checkpoint is TensorFlow's V2 format (see
+//! `weir_ops::training::checkpoint`): `<prefix>.index` and `<prefix>.data-00000-of-00001`,
+//! written atomically, with TensorFlow's `checkpoint` state file beside them, so TensorFlow
+//! restores weir's checkpoints and weir restores TensorFlow's. As in TensorFlow, the variables
+//! are saved in name order, and a checkpoint exists when its `.index` file does.
 
 mod state;
 
@@ -98,6 +100,12 @@ impl Saver {
         if vars.is_empty() {
             return Err(Error::invalid_argument("No variables to save"));
         }
+        // TensorFlow's saver orders its saveables by name: the data file's order.
+        let mut pairs: Vec<(String, Variable)> =
+            names.into_iter().zip(vars.iter().cloned()).collect();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        let (names, vars): (Vec<String>, Vec<Variable>) = pairs.into_iter().unzip();
+        let vars = vars.as_slice();
         for (i, (v, n)) in vars.iter().zip(&names).enumerate() {
             if !v.graph().ptr_eq(graph) {
                 return Err(Error::invalid_argument(format!(
@@ -105,7 +113,7 @@ impl Saver {
                     v.name()
                 )));
             }
-            if names[..i].contains(n) {
+            if i > 0 && names[i - 1] == *n {
                 return Err(Error::invalid_argument(format!(
                     "At least two variables have the same name: {n}"
                 )));
@@ -218,16 +226,7 @@ impl Saver {
                 removed.push(last.remove(0));
             }
             for old in removed {
-                match std::fs::remove_file(&old) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        let e: Error = e.into();
-                        return Err(
-                            e.with_prefix(&format!("Failed to delete old checkpoint {old}: "))
-                        );
-                    }
-                }
+                remove_checkpoint(&old)?;
             }
             if self.max_to_keep == 0 {
                 vec![path.clone()]
@@ -238,17 +237,20 @@ impl Saver {
         let state = CheckpointState {
             model_checkpoint_path: state::relative_to(&dir, &path),
             all_model_checkpoint_paths: kept.iter().map(|p| state::relative_to(&dir, p)).collect(),
+            // TensorFlow 1's Saver records no timestamps either.
+            ..Default::default()
         };
         state::write_state(&dir, &state)?;
         Ok(path)
     }
 
     /// `saver.restore(sess, save_path)`: assigns every variable its value from the checkpoint;
-    /// NotFound for a missing file or variable, InvalidArgument for a shape or dtype that does
-    /// not match, DataLoss for a damaged file.
+    /// InvalidArgument (TensorFlow's ValueError) when no checkpoint `save_path` exists, NotFound
+    /// for a missing data file or variable, InvalidArgument for a shape or dtype that does not
+    /// match, DataLoss for a damaged file.
     pub fn restore(&self, sess: &SessionHandle, save_path: &str) -> Result<()> {
         if !weir_ops::training::checkpoint_exists(save_path) {
-            return Err(Error::not_found(format!(
+            return Err(Error::invalid_argument(format!(
                 "The passed save_path is not a valid checkpoint: {save_path}"
             )));
         }
@@ -259,4 +261,50 @@ impl Saver {
         )?;
         Ok(())
     }
+}
+
+/// Deletes the files of the checkpoint `prefix`, as TensorFlow's `remove_checkpoint` does: its
+/// `.index` first (so the checkpoint no longer exists), then its `.data-?????-of-?????` files and
+/// any `.meta` graph beside it. Files already gone are not an error.
+fn remove_checkpoint(prefix: &str) -> Result<()> {
+    let remove = |path: &Path| match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => {
+            let e: Error = e.into();
+            Err(e.with_prefix(&format!(
+                "Failed to delete old checkpoint file {}: ",
+                path.display()
+            )))
+        }
+    };
+    remove(Path::new(&weir_ops::training::checkpoint::index_filename(
+        prefix,
+    )))?;
+    let path = Path::new(prefix);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let data_start = match path.file_name().and_then(|n| n.to_str()) {
+        Some(base) => format!("{base}.data-"),
+        None => return Ok(()),
+    };
+    let is_data_file = |name: &str| {
+        name.strip_prefix(&data_start)
+            .and_then(|rest| rest.split_once("-of-"))
+            .is_some_and(|(shard, of)| {
+                [shard, of]
+                    .iter()
+                    .all(|n| n.len() == 5 && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+    };
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_str().is_some_and(is_data_file) {
+                remove(&entry.path())?;
+            }
+        }
+    }
+    remove(Path::new(&format!("{prefix}.meta")))
 }

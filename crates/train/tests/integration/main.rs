@@ -12,4 +12,5 @@ mod optimizers_learning_rate;
 mod queue_runner;
 mod saver;
 mod summary_file;
+mod tf_checkpoints;
 mod variable_scope;

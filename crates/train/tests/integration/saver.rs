@@ -98,9 +98,20 @@ fn max_to_keep_deletes_the_oldest_and_state_lists_the_kept() -> Result<()> {
         sess.run_target(&m.train)?;
         paths.push(saver.save(&sess, prefix.to_str().unwrap(), Some(step))?);
     }
-    assert!(!std::path::Path::new(&paths[0]).exists(), "oldest deleted");
-    assert!(std::path::Path::new(&paths[1]).exists());
-    assert!(std::path::Path::new(&paths[2]).exists());
+    // A checkpoint is TensorFlow's two files; both of the oldest are deleted.
+    let files = |p: &str| [format!("{p}.index"), format!("{p}.data-00000-of-00001")];
+    for f in files(&paths[0]) {
+        assert!(!std::path::Path::new(&f).exists(), "oldest deleted: {f}");
+    }
+    for p in &paths[1..] {
+        for f in files(p) {
+            assert!(std::path::Path::new(&f).exists(), "{f}");
+        }
+        assert!(
+            !std::path::Path::new(p).exists(),
+            "nothing at the prefix itself"
+        );
+    }
     assert_eq!(saver.last_checkpoints(), paths[1..].to_vec());
     let text = std::fs::read_to_string(dir.join("checkpoint")).unwrap();
     assert_eq!(
@@ -113,12 +124,22 @@ fn max_to_keep_deletes_the_oldest_and_state_lists_the_kept() -> Result<()> {
     // Saving under the same step again does not duplicate it.
     saver.save(&sess, prefix.to_str().unwrap(), Some(30))?;
     assert_eq!(saver.last_checkpoints(), paths[1..].to_vec());
-    // No leftover temporary files.
-    let names: Vec<String> = std::fs::read_dir(&dir)
+    // No leftover temporary files: exactly the kept checkpoints and the state file.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(names.iter().all(|n| !n.contains("tmp")), "{names:?}");
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "checkpoint",
+            "m-20.data-00000-of-00001",
+            "m-20.index",
+            "m-30.data-00000-of-00001",
+            "m-30.index"
+        ]
+    );
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
 }
@@ -146,36 +167,67 @@ fn damaged_missing_and_mismatched_checkpoints_have_typed_errors() -> Result<()> 
     let sess = Session::new(&g)?;
     sess.run_target(&global_variables_initializer(&g)?)?;
     let path = saver.save(&sess, dir.join("c").to_str().unwrap(), None)?;
-    let bytes = std::fs::read(&path).unwrap();
+    let index = std::fs::read(format!("{path}.index")).unwrap();
+    let data = std::fs::read(format!("{path}.data-00000-of-00001")).unwrap();
+    // A copy of the checkpoint as `name`, with its index and data replaced.
+    let copy = |name: &str, index: &[u8], data: &[u8]| {
+        let p = dir.join(name).to_string_lossy().into_owned();
+        std::fs::write(format!("{p}.index"), index).unwrap();
+        std::fs::write(format!("{p}.data-00000-of-00001"), data).unwrap();
+        p
+    };
+    let whole = copy("whole", &index, &data);
+    saver.restore(&sess, &whole)?;
 
-    // Truncated: DataLoss naming the file.
-    let cut = dir.join("cut");
-    std::fs::write(&cut, &bytes[..bytes.len() - 5]).unwrap();
-    let e = saver.restore(&sess, cut.to_str().unwrap()).unwrap_err();
+    // Truncated index or data file: DataLoss naming the file.
+    let cut = copy("cut_index", &index[..index.len() - 5], &data);
+    let e = saver.restore(&sess, &cut).unwrap_err();
     assert!(e.is_data_loss(), "{e}");
-    assert!(e.message().contains(cut.to_str().unwrap()), "{e}");
-    // A flipped payload byte: DataLoss.
-    let flipped = dir.join("flipped");
-    let mut b = bytes.clone();
+    assert!(e.message().contains(&format!("{cut}.index")), "{e}");
+    let cut = copy("cut_data", &index, &data[..data.len() - 5]);
+    let e = saver.restore(&sess, &cut).unwrap_err();
+    assert!(e.is_data_loss(), "{e}");
+    assert!(
+        e.message().contains(&format!("{cut}.data-00000-of-00001")),
+        "{e}"
+    );
+    // A flipped data byte: DataLoss naming the data file and the tensor's bytes.
+    let mut b = data.clone();
     let n = b.len();
     b[n - 10] ^= 1;
-    std::fs::write(&flipped, &b).unwrap();
-    assert!(saver
-        .restore(&sess, flipped.to_str().unwrap())
-        .unwrap_err()
-        .is_data_loss());
-    // Not a checkpoint at all.
+    let flipped = copy("flipped", &index, &b);
+    let e = saver.restore(&sess, &flipped).unwrap_err();
+    assert!(e.is_data_loss(), "{e}");
+    assert!(e.message().contains("Checksum does not match"), "{e}");
+    assert!(
+        e.message()
+            .contains(&format!("{flipped}.data-00000-of-00001")),
+        "{e}"
+    );
+    // A missing data file: NotFound naming it.
+    std::fs::remove_file(format!("{whole}.data-00000-of-00001")).unwrap();
+    let e = saver.restore(&sess, &whole).unwrap_err();
+    assert!(e.is_not_found(), "{e}");
+    assert!(
+        e.message()
+            .contains(&format!("{whole}.data-00000-of-00001")),
+        "{e}"
+    );
+    // Not a checkpoint at all (a file at the prefix without an index): DataLoss.
     let junk = dir.join("junk");
     std::fs::write(&junk, b"hello, world; not a checkpoint").unwrap();
     assert!(saver
         .restore(&sess, junk.to_str().unwrap())
         .unwrap_err()
         .is_data_loss());
-    // Missing file: NotFound.
-    let e = saver
-        .restore(&sess, dir.join("nope").to_str().unwrap())
-        .unwrap_err();
-    assert!(e.is_not_found(), "{e}");
+    // No checkpoint there: TensorFlow's ValueError, InvalidArgument here.
+    let nope = dir.join("nope").to_string_lossy().into_owned();
+    let e = saver.restore(&sess, &nope).unwrap_err();
+    assert!(e.is_invalid_argument(), "{e}");
+    assert_eq!(
+        e.message(),
+        format!("The passed save_path is not a valid checkpoint: {nope}")
+    );
     // Parent directory missing: NotFound, nothing written.
     let e = saver
         .save(&sess, dir.join("no/such/dir/m").to_str().unwrap(), None)
@@ -240,6 +292,85 @@ fn saver_for_a_subset_and_duplicate_names() -> Result<()> {
         .err()
         .unwrap();
     assert_eq!(e.message(), "At least two variables have the same name: w");
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
+}
+
+/// A checkpoint file as weir wrote it before it wrote TensorFlow's format ("WEIRCKPT" v1, one
+/// file at the prefix): header, then per tensor its name, dtype, shape and payload, each with a
+/// CRC32C. Only float32 tensors here.
+fn old_weir_checkpoint(entries: &[(&str, &[usize], &[f32])]) -> Vec<u8> {
+    let mut out = b"WEIRCKPT".to_vec();
+    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    let crc = crc32c(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    for (name, shape, values) in entries {
+        let start = out.len();
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes()); // DT_FLOAT
+        out.extend_from_slice(&(shape.len() as u32).to_le_bytes());
+        for &d in *shape {
+            out.extend_from_slice(&(d as u64).to_le_bytes());
+        }
+        out.extend_from_slice(&(values.len() as u64 * 4).to_le_bytes());
+        for v in *values {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let crc = crc32c(&out[start..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+    out
+}
+
+/// CRC32C (Castagnoli), bit by bit: enough for the small test file above.
+fn crc32c(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0x82f6_3b78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn checkpoints_of_earlier_weir_versions_still_restore() -> Result<()> {
+    let dir = temp_dir("old-format");
+    let w = [1.0f32, 2.0, 3.0, 4.0];
+    std::fs::write(
+        dir.join("model.ckpt-3"),
+        old_weir_checkpoint(&[("v", &[], &[0.5]), ("w", &[2, 2], &w)]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("checkpoint"),
+        "model_checkpoint_path: \"model.ckpt-3\"\nall_model_checkpoint_paths: \"model.ckpt-3\"\n",
+    )
+    .unwrap();
+    let latest = latest_checkpoint(&dir)?.expect("the old checkpoint");
+    let g = Graph::new();
+    let wv = Variable::builder(constant(&g, Tensor::from_vec(&[2, 2], vec![0.0f32; 4])?)?)
+        .name("w")
+        .build()?;
+    let vv = Variable::builder(constant(&g, 0.0f32)?).name("v").build()?;
+    let saver = Saver::new(&g)?;
+    let sess = Session::new(&g)?;
+    saver.restore(&sess, &latest)?;
+    assert_eq!(sess.eval(&wv)?.to_vec::<f32>()?, w);
+    assert_eq!(sess.eval(&vv)?.to_scalar::<f32>()?, 0.5);
+    // Saving again writes TensorFlow's format beside it, which then takes precedence.
+    sess.run_target(&vv.assign(constant(&g, 9.0f32)?)?.op())?;
+    saver.save(&sess, dir.join("model.ckpt").to_str().unwrap(), Some(3))?;
+    assert!(dir.join("model.ckpt-3.index").exists());
+    saver.restore(&sess, &latest)?;
+    assert_eq!(sess.eval(&vv)?.to_scalar::<f32>()?, 9.0);
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
 }
