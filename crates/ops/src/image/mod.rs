@@ -22,6 +22,7 @@
 
 mod adjust;
 mod adjust_hsv;
+pub mod codecs;
 mod convert;
 mod crop_pad;
 mod flip;
@@ -30,6 +31,7 @@ mod standardize;
 
 pub use adjust::{adjust_brightness, adjust_contrast, random_brightness, random_contrast, Operand};
 pub use adjust_hsv::{adjust_hue, adjust_saturation, random_hue, random_saturation};
+pub use codecs::*;
 pub use convert::{convert_image_dtype, ConvertImageDtype};
 pub use crop_pad::{crop_to_bounding_box, pad_to_bounding_box, resize_image_with_crop_or_pad};
 pub use flip::{random_flip_left_right, random_flip_up_down};
@@ -41,6 +43,7 @@ use weir_graph::{Error, Output, Result};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     adjust::register();
+    codecs::register();
     adjust_hsv::register();
     convert::register();
     flip::register();
