@@ -69,8 +69,10 @@ pub mod prelude {
     };
     pub use weir_ops::image::{
         adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, convert_image_dtype,
-        per_image_standardization, random_brightness, random_contrast, random_flip_left_right,
-        random_flip_up_down, random_hue, random_saturation, resize, Resize, ResizeMethod,
+        decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
+        extract_jpeg_shape, is_jpeg, per_image_standardization, random_brightness, random_contrast,
+        random_flip_left_right, random_flip_up_down, random_hue, random_saturation, resize, Resize,
+        ResizeMethod,
     };
     pub use weir_ops::import_graph_def;
     pub use weir_ops::init_ops::Initializer;
