@@ -325,6 +325,35 @@ where
         });
         return Ok(x);
     }
+    // Operands of one shape (every elementwise op between a loop's scalars, or two batches)
+    // need no broadcast plan either.
+    if x.shape() == y.shape() {
+        if is_unique::<T>(&x) {
+            let mut x = x;
+            let ys = y.as_slice::<T>()?;
+            let xs = x.as_slice_mut::<T>()?;
+            vectorized(|| {
+                for (p, &q) in xs.iter_mut().zip(ys) {
+                    *p = f(*p, q);
+                }
+            });
+            return Ok(x);
+        }
+        if is_unique::<T>(&y) {
+            let mut y = y;
+            let xs = x.as_slice::<T>()?;
+            let ys = y.as_slice_mut::<T>()?;
+            vectorized(|| {
+                for (&p, q) in xs.iter().zip(ys.iter_mut()) {
+                    *q = f(p, *q);
+                }
+            });
+            return Ok(y);
+        }
+        let (xs, ys) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
+        let out: Vec<T> = vectorized(|| xs.iter().zip(ys).map(|(&p, &q)| f(p, q)).collect());
+        return Tensor::from_vec(x.shape(), out);
+    }
     let bc = Bcast::new(x.shape(), y.shape())?;
     if bc.x_is_full() && is_unique::<T>(&x) {
         let mut x = x;
