@@ -17,10 +17,45 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn expected() -> Json {
+/// TensorFlow's graph `pb` imported (after checking that its op types, listed under `key` in
+/// expected.json, include `ops`), and the values TensorFlow gave under `key`.
+fn tensorflow_graph(key: &str, pb: &str, ops: &[&str]) -> Result<(Json, Graph)> {
     let mut all: Json =
         serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
-    all["while_v1"].take()
+    let want = all[key].take();
+    let held: Vec<&str> = want["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for op in ops {
+        assert!(held.contains(op), "{op} not in {held:?}");
+    }
+    let gd = GraphDef::decode(&std::fs::read(data(pb)).unwrap()[..]).unwrap();
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    Ok((want, g))
+}
+
+/// Runs the imported loops for each bound `n` TensorFlow ran them with, and compares every
+/// named output with TensorFlow's.
+fn check_bounds(want: &Json, g: &Graph, sess: &Session) -> Result<()> {
+    let (n, x) = (g.tensor_by_name("n:0")?, g.tensor_by_name("x:0")?);
+    let names = want["names"].as_object().unwrap();
+    for (k, got) in want["got"].as_object().unwrap() {
+        let mut args = RunArgs::new()
+            .feed(&n, k.parse::<i32>().unwrap())
+            .feed(&x, Tensor::from(f32s(&want["x"])));
+        for name in names.values() {
+            args = args.fetch(g.tensor_by_name(name.as_str().unwrap())?);
+        }
+        let r = sess.run(&args)?;
+        for ((key, _), t) in names.iter().zip(&r) {
+            assert_eq!(values(t)?, f32s(&got[key]), "{key} with n = {k}");
+        }
+    }
+    Ok(())
 }
 
 fn f32s(v: &Json) -> Vec<f32> {
@@ -40,41 +75,18 @@ fn values(t: &Tensor) -> Result<Vec<f32>> {
 
 #[test]
 fn tensorflows_v1_loops_import_and_run_as_in_tensorflow() -> Result<()> {
-    let want = expected();
-    let ops: Vec<&str> = want["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    for op in [
+    let loop_ops = [
         "Enter",
         "Exit",
         "LoopCond",
         "NextIteration",
         "Merge",
         "Switch",
-    ] {
-        assert!(ops.contains(&op), "{ops:?}");
-    }
-    let gd = GraphDef::decode(&std::fs::read(data("while_v1.pb")).unwrap()[..]).unwrap();
-    let g = Graph::new();
-    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
-    let (n, x) = (g.tensor_by_name("n:0")?, g.tensor_by_name("x:0")?);
-    let names = want["names"].as_object().unwrap();
+    ];
+    let (want, g) = tensorflow_graph("while_v1", "while_v1.pb", &loop_ops)?;
     let sess = Session::new(&g)?;
-    for (k, got) in want["got"].as_object().unwrap() {
-        let mut args = RunArgs::new()
-            .feed(&n, k.parse::<i32>().unwrap())
-            .feed(&x, Tensor::from(f32s(&want["x"])));
-        for name in names.values() {
-            args = args.fetch(g.tensor_by_name(name.as_str().unwrap())?);
-        }
-        let r = sess.run(&args)?;
-        for ((key, _), t) in names.iter().zip(&r) {
-            assert_eq!(values(t)?, f32s(&got[key]), "{key} with n = {k}");
-        }
-    }
+    check_bounds(&want, &g, &sess)?;
+    let n = g.tensor_by_name("n:0")?;
     // Each iteration of the loop dequeues one element.
     sess.run(&RunArgs::new().target(&g.operation_by_name("fill").unwrap()))?;
     let taken = g.tensor_by_name(want["taken"].as_str().unwrap())?;
@@ -145,38 +157,10 @@ fn a_weir_loop_exports_with_its_back_edges_and_reimports() -> Result<()> {
 
 #[test]
 fn tensorflow_2s_while_ops_lower_to_loops_and_run_as_in_tensorflow() -> Result<()> {
-    let mut all: Json =
-        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
-    let want = all["while_v2"].take();
-    let ops: Vec<&str> = want["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(
-        ops.contains(&"While") && ops.contains(&"StatelessWhile"),
-        "{ops:?}"
-    );
-    let gd = GraphDef::decode(&std::fs::read(data("while_v2.pb")).unwrap()[..]).unwrap();
-    let g = Graph::new();
-    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
-    let (n, x) = (g.tensor_by_name("n:0")?, g.tensor_by_name("x:0")?);
-    let names = want["names"].as_object().unwrap();
+    let (want, g) = tensorflow_graph("while_v2", "while_v2.pb", &["While", "StatelessWhile"])?;
     let sess = Session::new(&g)?;
     sess.run_target(&g.operation_by_name(want["init"].as_str().unwrap()).unwrap())?;
-    for (k, got) in want["got"].as_object().unwrap() {
-        let mut args = RunArgs::new()
-            .feed(&n, k.parse::<i32>().unwrap())
-            .feed(&x, Tensor::from(f32s(&want["x"])));
-        for name in names.values() {
-            args = args.fetch(g.tensor_by_name(name.as_str().unwrap())?);
-        }
-        let r = sess.run(&args)?;
-        for ((key, _), t) in names.iter().zip(&r) {
-            assert_eq!(values(t)?, f32s(&got[key]), "{key} with n = {k}");
-        }
-    }
+    check_bounds(&want, &g, &sess)?;
     // The body assigned the variable once per iteration: 3 + 6 iterations of +2.
     let counter = g.tensor_by_name(want["counter"].as_str().unwrap())?;
     assert_eq!(
@@ -190,26 +174,16 @@ fn tensorflow_2s_while_ops_lower_to_loops_and_run_as_in_tensorflow() -> Result<(
 fn tensorflows_dynamic_rnn_training_graph_trains_as_in_tensorflow() -> Result<()> {
     // TensorFlow's own loop gradient: stacks of forward values, a backward counter loop whose
     // exits read Identities of its Switches, ControlTrigger, ShapeN, ConcatOffset, TanhGrad.
-    let mut all: Json =
-        serde_json::from_str(&std::fs::read_to_string(data("expected.json")).unwrap()).unwrap();
-    let want = all["rnn_train_v1"].take();
-    let ops: Vec<&str> = want["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    for op in [
-        "StackPushV2",
-        "ControlTrigger",
-        "TensorArrayScatterV3",
-        "TanhGrad",
-    ] {
-        assert!(ops.contains(&op), "{ops:?}");
-    }
-    let gd = GraphDef::decode(&std::fs::read(data("rnn_train_v1.pb")).unwrap()[..]).unwrap();
-    let g = Graph::new();
-    import_graph_def(&g, &ImportGraphDef::new(&gd).name(""))?;
+    let (want, g) = tensorflow_graph(
+        "rnn_train_v1",
+        "rnn_train_v1.pb",
+        &[
+            "StackPushV2",
+            "ControlTrigger",
+            "TensorArrayScatterV3",
+            "TanhGrad",
+        ],
+    )?;
     let sess = Session::new(&g)?;
     sess.run_target(&g.operation_by_name(want["init"].as_str().unwrap()).unwrap())?;
     let x = Tensor::from_vec(&[2, 4, 2], f32s(&want["x"]))?;

@@ -75,19 +75,7 @@ pub(super) fn loop_grad(
         return Ok(Vec::new());
     }
     // The loop invariants a gradient can reach.
-    // A resource handle gets a gradient only as a variable read in the loop (a TensorArray's
-    // handle passes none: its ops carry their gradients by their flows).
-    let reads_variable = |e: usize| reads_variable(nodes, &frame.members, e);
-    let invariants: Vec<usize> = lp
-        .invariants
-        .iter()
-        .copied()
-        .filter(|&e| {
-            let (m, j) = nodes[e].inputs()[0];
-            let dtype = nodes[m].output_dtypes()[j];
-            from_x[m] && is_float(dtype) && (dtype != DType::Resource || reads_variable(e))
-        })
-        .collect();
+    let invariants = differentiable_invariants(nodes, &frame.members, lp, |m| from_x[m]);
 
     let prep = prepared(walk, f, lp)?;
 
@@ -232,17 +220,7 @@ fn prepared(walk: &Walk<'_>, f: usize, lp: &Loop) -> Result<Arc<Prepared>> {
     let vars: Vec<usize> = (0..lp.vars.len())
         .filter(|&k| is_float(nodes[lp.vars[k].merge].output_dtypes()[0]))
         .collect();
-    let invariants: Vec<usize> = lp
-        .invariants
-        .iter()
-        .copied()
-        .filter(|&e| {
-            let (m, j) = nodes[e].inputs()[0];
-            let dtype = nodes[m].output_dtypes()[j];
-            is_float(dtype)
-                && (dtype != DType::Resource || reads_variable(nodes, &frame.members, e))
-        })
-        .collect();
+    let invariants = differentiable_invariants(nodes, &frame.members, lp, |_| true);
     let chain = frame_chain(frames, f);
     let counter = Counter::start(g, lp, &chain)?;
     let saved = save_forward_values(
@@ -270,6 +248,28 @@ fn enters_inputs(nodes: &[Arc<weir_graph::Node>], lp: &Loop) -> Vec<(usize, usiz
         .map(|v| v.enter)
         .chain(lp.invariants.iter().copied())
         .map(|e| nodes[e].inputs()[0])
+        .collect()
+}
+
+/// The invariants of `lp` a gradient can flow into, among those whose entering value's node
+/// `keep` accepts: floating-point values, and resource handles of variables the loop reads (a
+/// TensorArray's handle takes none: its ops carry their gradients by their flows).
+fn differentiable_invariants(
+    nodes: &[Arc<weir_graph::Node>],
+    members: &[usize],
+    lp: &Loop,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    lp.invariants
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let (m, j) = nodes[e].inputs()[0];
+            let dtype = nodes[m].output_dtypes()[j];
+            keep(m)
+                && is_float(dtype)
+                && (dtype != DType::Resource || reads_variable(nodes, members, e))
+        })
         .collect()
 }
 
