@@ -137,9 +137,10 @@ pub mod prelude {
         ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
     pub use weir_train::{
-        write_graph, CheckpointSaverHook, ExponentialMovingAverage, FeedFnHook, FinalOpsHook,
+        export_meta_graph, import_meta_graph, write_graph, CheckpointSaverHook,
+        ExponentialMovingAverage, ExportMetaGraph, FeedFnHook, FinalOpsHook, ImportMetaGraph,
         LoggingTensorHook, MonitoredSession, MonitoredTrainingSession, NanTensorHook, ProfilerHook,
-        Scaffold, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+        SaveArgs, Scaffold, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
         StepCounterHook, StopAtStepHook, SummarySaverHook,
     };
 }

@@ -59,6 +59,40 @@ impl Code {
             Code::DataLoss => "DataLoss",
         }
     }
+
+    /// The code's number in TensorFlow's `error_codes.proto` (`tf.errors.OUT_OF_RANGE` is 11),
+    /// as a `QueueRunnerDef` records it.
+    pub fn proto_number(self) -> i32 {
+        Code::ALL
+            .iter()
+            .position(|&c| c == self)
+            .map_or(2, |i| i as i32 + 1)
+    }
+
+    /// The code numbered `n` in TensorFlow's `error_codes.proto`, if weir has it.
+    pub fn from_proto_number(n: i32) -> Option<Code> {
+        let i = usize::try_from(n).ok()?.checked_sub(1)?;
+        Code::ALL.get(i).copied()
+    }
+
+    /// Every code, in the order of TensorFlow's numbers (1 to 15).
+    const ALL: [Code; 15] = [
+        Code::Cancelled,
+        Code::Unknown,
+        Code::InvalidArgument,
+        Code::DeadlineExceeded,
+        Code::NotFound,
+        Code::AlreadyExists,
+        Code::PermissionDenied,
+        Code::ResourceExhausted,
+        Code::FailedPrecondition,
+        Code::Aborted,
+        Code::OutOfRange,
+        Code::Unimplemented,
+        Code::Internal,
+        Code::Unavailable,
+        Code::DataLoss,
+    ];
 }
 
 impl fmt::Display for Code {
@@ -234,6 +268,18 @@ mod tests {
             e.to_string(),
             "InvalidArgument: bad feed\n\t [[node p (Placeholder)]]"
         );
+    }
+
+    #[test]
+    fn codes_have_tensorflows_numbers() {
+        // tensorflow/core/protobuf/error_codes.proto
+        assert_eq!(Code::Cancelled.proto_number(), 1);
+        assert_eq!(Code::InvalidArgument.proto_number(), 3);
+        assert_eq!(Code::OutOfRange.proto_number(), 11);
+        assert_eq!(Code::DataLoss.proto_number(), 15);
+        assert_eq!(Code::from_proto_number(11), Some(Code::OutOfRange));
+        assert_eq!(Code::from_proto_number(0), None);
+        assert_eq!(Code::from_proto_number(16), None);
     }
 
     #[test]

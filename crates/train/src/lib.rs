@@ -10,6 +10,7 @@ pub mod gradients;
 mod input_producer;
 mod learning_rate;
 mod looper_thread;
+pub mod meta_graph;
 mod monitored;
 mod moving_averages;
 pub mod optimizers;
@@ -33,6 +34,9 @@ pub use input_producer::{
 };
 pub use learning_rate::{exponential_decay, exponential_decay_tensor, piecewise_constant};
 pub use looper_thread::LooperThread;
+pub use meta_graph::{
+    export_meta_graph, import_meta_graph, CollectionValue, ExportMetaGraph, ImportMetaGraph,
+};
 pub use monitored::{
     CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
     MonitoredTrainingSession, NanTensorHook, ProfilerHook, Scaffold, SecondOrStepTimer,
@@ -48,7 +52,7 @@ pub use queue_runner::{
     add_queue_runner, queue_runners, start_queue_runners, start_queue_runners_with, QueueRunner,
     QueueRunnerBuilder,
 };
-pub use saver::{get_checkpoint_state, latest_checkpoint, CheckpointState, Saver};
+pub use saver::{get_checkpoint_state, latest_checkpoint, CheckpointState, SaveArgs, Saver};
 pub use summary::{FileWriter, SummaryWriterCache};
 pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use weir_graph::{graph_keys, Code, Error, Graph, Operation, Result};
+use weir_graph::graph_def::meta_graph::{prepend_name_scope, strip_name_scope, QueueRunnerDef};
+use weir_graph::{graph_keys, Code, CollectionItem, Error, Graph, Operation, Result};
 use weir_ops::data_flow::Queue;
 use weir_session::{RunArgs, SessionHandle};
 
@@ -301,6 +302,89 @@ impl EnqueueLoop {
             Ok(()) => {
                 self.leave();
             }
+        }
+    }
+}
+
+impl QueueRunner {
+    /// `tf.train.QueueRunner(queue_runner_def=def, import_scope=scope)`: the runner whose nodes
+    /// `def` names, found in `graph` under `import_scope`. NotFound names a missing node;
+    /// InvalidArgument an unknown error code.
+    pub fn from_proto(
+        graph: &Graph,
+        def: &QueueRunnerDef,
+        import_scope: Option<&str>,
+    ) -> Result<QueueRunner> {
+        let op = |name: &str| {
+            let full = prepend_name_scope(name, import_scope);
+            graph.operation_by_name(&full).ok_or_else(|| {
+                Error::not_found(format!(
+                    "QueueRunnerDef of {}: the operation {full} is not in the graph",
+                    def.queue_name
+                ))
+            })
+        };
+        let queue = Queue::from_operation(&op(&def.queue_name)?)?;
+        let enqueue_ops = def
+            .enqueue_op_name
+            .iter()
+            .map(|n| op(n))
+            .collect::<Result<Vec<_>>>()?;
+        let codes = def
+            .queue_closed_exception_types
+            .iter()
+            .map(|&n| {
+                Code::from_proto_number(n).ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "QueueRunnerDef of {}: unknown error code {n}",
+                        def.queue_name
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut b = QueueRunner::builder(&queue, &enqueue_ops);
+        // TensorFlow defaults an empty list to OutOfRange, as the builder does.
+        if !codes.is_empty() {
+            b = b.queue_closed_exception_types(&codes);
+        }
+        b.close_op(&op(&def.close_op_name)?)
+            .cancel_op(&op(&def.cancel_op_name)?)
+            .build()
+    }
+
+    /// `qr.to_proto(export_scope)`: the `QueueRunnerDef` naming this runner's nodes without
+    /// the leading `export_scope`; `None` when the queue is not under it.
+    pub fn to_proto(&self, export_scope: Option<&str>) -> Option<QueueRunnerDef> {
+        let name = |op: Operation| strip_name_scope(&op.name(), export_scope);
+        Some(QueueRunnerDef {
+            queue_name: name(self.op(self.record.queue))?,
+            enqueue_op_name: self
+                .enqueue_ops()
+                .into_iter()
+                .map(name)
+                .collect::<Option<Vec<_>>>()?,
+            close_op_name: name(self.close_op())?,
+            cancel_op_name: name(self.cancel_op())?,
+            queue_closed_exception_types: self
+                .record
+                .closed_codes
+                .iter()
+                .map(|c| c.proto_number())
+                .collect(),
+        })
+    }
+
+    /// The runner that collection item `item` of `graph` holds, if it holds one.
+    pub fn from_collection_item(graph: &Graph, item: &CollectionItem) -> Option<QueueRunner> {
+        match item {
+            CollectionItem::Object(o) => {
+                let record = o.clone().downcast::<RunnerRecord>().ok()?;
+                Some(QueueRunner {
+                    graph: graph.clone(),
+                    record,
+                })
+            }
+            _ => None,
         }
     }
 }

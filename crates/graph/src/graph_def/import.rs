@@ -7,7 +7,7 @@ use bytes::Bytes;
 
 use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, GraphDef, NodeDef, TensorProto, TensorShapeProto};
-use crate::op_def::AttrKind;
+use crate::op_def::{ArgType, AttrKind, OpDef};
 use crate::{registry, AttrValue, DType, Error, Graph, Operation, Output, Result, Shape, Tensor};
 
 /// The options of `tf.import_graph_def(graph_def, input_map, name)`: where the imported nodes'
@@ -24,6 +24,8 @@ use crate::{registry, AttrValue, DType, Error, Graph, Operation, Output, Result,
 pub struct ImportGraphDef<'a> {
     def: &'a GraphDef,
     name: String,
+    /// Whether `name` is used as given, not made unique first.
+    exact: bool,
     input_map: HashMap<String, Output>,
 }
 
@@ -205,6 +207,7 @@ impl<'a> ImportGraphDef<'a> {
         ImportGraphDef {
             def,
             name: "import".to_string(),
+            exact: false,
             input_map: HashMap::new(),
         }
     }
@@ -213,6 +216,15 @@ impl<'a> ImportGraphDef<'a> {
     /// the prefix is made unique in the graph first (`import_1`, ...).
     pub fn name(mut self, name: &str) -> ImportGraphDef<'a> {
         self.name = name.to_string();
+        self.exact = false;
+        self
+    }
+
+    /// The prefix of the imported names, used as given: for a caller that has made it unique
+    /// already (`import_meta_graph` names its collections' items with the same prefix).
+    pub fn exact_name(mut self, name: &str) -> ImportGraphDef<'a> {
+        self.name = name.to_string();
+        self.exact = true;
         self
     }
 
@@ -237,6 +249,7 @@ impl<'a> ImportGraphDef<'a> {
         let order = self.order(def, &by_name)?;
         let prefix = match self.name.as_str() {
             "" => String::new(),
+            p if self.exact => format!("{}/", p.trim_end_matches('/')),
             p => format!("{}/", graph.unique_name(p)),
         };
         let mut made: HashMap<&str, Operation> = HashMap::new();
@@ -387,6 +400,7 @@ impl<'a> ImportGraphDef<'a> {
             }
         }
         let def = registry::op_def(op_type)?;
+        let inputs = read_ref_inputs(graph, n, &def, inputs, by_name, prefix)?;
         let inputs_len = inputs.len();
         let mut b = graph
             .new_operation(op_type)
@@ -409,6 +423,83 @@ impl<'a> ImportGraphDef<'a> {
         }
         b.build()
     }
+}
+
+/// `inputs` with each TensorFlow 1.x variable (a `VariableV2` ref output) that feeds an input
+/// declared as a value, not a resource, replaced by a read of it: TensorFlow dereferences such
+/// a ref where it is used (a `Saver`'s `SaveV2` takes its variables so), while weir's variables
+/// hand out a resource that only a read turns into the value.
+fn read_ref_inputs(
+    graph: &Graph,
+    n: &NodeDef,
+    def: &OpDef,
+    mut inputs: Vec<Output>,
+    by_name: &HashMap<&str, &NodeDef>,
+    prefix: &str,
+) -> Result<Vec<Output>> {
+    let data: Vec<&String> = n.input.iter().filter(|i| !i.starts_with('^')).collect();
+    if inputs.len() != data.len() {
+        // A parser's key inputs became attributes, or a back edge is wired later.
+        return Ok(inputs);
+    }
+    let type_attr = |name: &str| match n.attr.get(name).and_then(|a| a.value.as_ref()) {
+        Some(Value::Type(t)) => DType::from_proto_number(*t),
+        _ => None,
+    };
+    // The dtype each flat input is declared with, where the declaration fixes one.
+    let mut declared: Vec<Option<DType>> = Vec::with_capacity(inputs.len());
+    for arg in &def.inputs {
+        match &arg.ty {
+            ArgType::Fixed(d) => declared.push(Some(*d)),
+            ArgType::Attr(t) => declared.push(type_attr(t)),
+            ArgType::Repeated { count, ty } => {
+                let k = match n.attr.get(*count).and_then(|a| a.value.as_ref()) {
+                    Some(Value::I(k)) => usize::try_from(*k).unwrap_or(0),
+                    _ => return Ok(inputs),
+                };
+                declared.extend(std::iter::repeat_n(type_attr(ty), k));
+            }
+            ArgType::RepeatedFixed { count, dtype } => {
+                let k = match n.attr.get(*count).and_then(|a| a.value.as_ref()) {
+                    Some(Value::I(k)) => usize::try_from(*k).unwrap_or(0),
+                    _ => return Ok(inputs),
+                };
+                declared.extend(std::iter::repeat_n(Some(*dtype), k));
+            }
+            ArgType::List(attr) => match n.attr.get(*attr).and_then(|a| a.value.as_ref()) {
+                Some(Value::List(l)) => {
+                    declared.extend(l.r#type.iter().map(|&t| DType::from_proto_number(t)))
+                }
+                _ => return Ok(inputs),
+            },
+        }
+    }
+    if declared.len() != inputs.len() {
+        return Ok(inputs);
+    }
+    for (k, input) in inputs.iter_mut().enumerate() {
+        let src = split_input(data[k]).0;
+        let Some(var) = by_name.get(src).filter(|v| v.op == "VariableV2") else {
+            continue;
+        };
+        if input.dtype() != DType::Resource || matches!(declared[k], None | Some(DType::Resource)) {
+            continue;
+        }
+        let dtype = var
+            .attr
+            .get("dtype")
+            .map(|a| attr_from_proto(a, AttrKind::Type))
+            .transpose()?
+            .ok_or_else(|| Error::invalid_argument(format!("Variable '{src}' has no dtype")))?;
+        *input = graph
+            .new_operation("ReadVariableOp")
+            .name(format!("{prefix}{}/read_{k}", n.name))
+            .input(input.clone())
+            .attr("dtype", dtype)
+            .build()?
+            .output(0)?;
+    }
+    Ok(inputs)
 }
 
 /// Whether `input` of `n` is a while loop's back edge: a `Merge` taking a `NextIteration`, the

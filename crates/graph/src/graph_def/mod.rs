@@ -5,6 +5,7 @@
 mod import;
 mod import_parsing;
 mod lower_functions;
+pub mod meta_graph;
 pub mod proto;
 mod text;
 mod text_parse;

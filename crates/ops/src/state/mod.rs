@@ -7,6 +7,7 @@ mod initializers;
 mod kernels;
 mod resource_variables;
 mod variable;
+mod variable_proto;
 
 pub use initializers::{
     collection_variables, global_variables, global_variables_initializer, local_variables,

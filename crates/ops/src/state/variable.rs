@@ -31,18 +31,24 @@ pub struct Variable {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VariableDef {
     handle: usize,
-    value: usize,
+    /// The value's node and output index.
+    value: (usize, usize),
     initializer: usize,
-    initial_value: usize,
+    initial_value: (usize, usize),
 }
 
 impl VariableDef {
+    /// The variable node's id: the variable's identity.
+    pub(crate) fn handle(&self) -> usize {
+        self.handle
+    }
+
     pub(crate) fn resolve(&self, graph: &Graph) -> Result<Variable> {
         Ok(Variable {
             handle: graph.output(self.handle, 0)?,
-            value: graph.output(self.value, 0)?,
+            value: graph.output(self.value.0, self.value.1)?,
             initializer: graph.operation(self.initializer)?,
-            initial_value: graph.output(self.initial_value, 0)?,
+            initial_value: graph.output(self.initial_value.0, self.initial_value.1)?,
         })
     }
 }
@@ -170,12 +176,27 @@ impl Variable {
         super::kernels::is_initialized(self)
     }
 
+    /// The variable made of existing nodes (see `variable_proto`).
+    pub(super) fn from_parts(
+        handle: Output,
+        value: Output,
+        initializer: Operation,
+        initial_value: Output,
+    ) -> Variable {
+        Variable {
+            handle,
+            value,
+            initializer,
+            initial_value,
+        }
+    }
+
     pub(crate) fn def(&self) -> VariableDef {
         VariableDef {
             handle: self.handle.node_id(),
-            value: self.value.node_id(),
+            value: (self.value.node_id(), self.value.index()),
             initializer: self.initializer.id(),
-            initial_value: self.initial_value.node_id(),
+            initial_value: (self.initial_value.node_id(), self.initial_value.index()),
         }
     }
 }

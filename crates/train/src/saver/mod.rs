@@ -16,6 +16,7 @@ pub use state::{get_checkpoint_state, latest_checkpoint, CheckpointState};
 use std::path::Path;
 
 use parking_lot::Mutex;
+use weir_graph::graph_def::meta_graph::{prepend_name_scope, SaverDef, SAVER_DEF_V2};
 use weir_graph::{DType, Error, Graph, Operation, Output, Result, Tensor};
 use weir_ops::state::{global_variables, Variable};
 use weir_session::{RunArgs, SessionHandle};
@@ -53,6 +54,7 @@ use weir_session::{RunArgs, SessionHandle};
 /// # std::fs::remove_dir_all(&dir).ok();
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
+#[derive(Debug)]
 pub struct Saver {
     filename: Output,
     save: Output,
@@ -190,14 +192,32 @@ impl Saver {
     }
 
     /// `saver.save(sess, save_path, global_step)`: writes the variables to `save_path`, or to
-    /// `save_path-<global_step>`, updates the directory's `checkpoint` state file, deletes the
-    /// checkpoints beyond `max_to_keep`, and returns the path written.
+    /// `save_path-<global_step>`, and the graph's meta graph beside them (`<path>.meta`, which
+    /// [`import_meta_graph`](crate::import_meta_graph) reads), updates the directory's
+    /// `checkpoint` state file, deletes the checkpoints beyond `max_to_keep`, and returns the
+    /// path written. [`Saver::save_with`] takes TensorFlow's other arguments.
     pub fn save(
         &self,
         sess: &SessionHandle,
         save_path: &str,
         global_step: Option<i64>,
     ) -> Result<String> {
+        let mut args = SaveArgs::new();
+        if let Some(step) = global_step {
+            args = args.global_step(step);
+        }
+        self.save_with(sess, save_path, &args)
+    }
+
+    /// `saver.save(sess, save_path, global_step, meta_graph_suffix, write_meta_graph,
+    /// write_state)`: [`Saver::save`] with the arguments of `args`.
+    pub fn save_with(
+        &self,
+        sess: &SessionHandle,
+        save_path: &str,
+        args: &SaveArgs,
+    ) -> Result<String> {
+        let global_step = args.global_step;
         let path = match global_step {
             Some(s) => format!("{save_path}-{s}"),
             None => save_path.to_string(),
@@ -217,6 +237,15 @@ impl Saver {
                 .feed(&self.filename, Tensor::from(path.as_str()))
                 .fetch(&self.save),
         )?;
+        if args.write_meta_graph {
+            let meta = format!("{path}.{}", args.meta_graph_suffix);
+            crate::meta_graph::ExportMetaGraph::new(self.filename.graph())
+                .saver(self)
+                .write(&meta)?;
+        }
+        if !args.write_state {
+            return Ok(path);
+        }
         let kept = {
             let mut last = self.last.lock();
             last.retain(|p| p != &path);
@@ -244,6 +273,65 @@ impl Saver {
         Ok(path)
     }
 
+    /// `saver.as_saver_def()`: the names of the tensors and op this saver saves and restores
+    /// through, as a meta graph records them.
+    pub fn as_saver_def(&self) -> SaverDef {
+        SaverDef {
+            filename_tensor_name: self.filename.name(),
+            save_tensor_name: self.save.name(),
+            restore_op_name: self.restore.name(),
+            max_to_keep: i32::try_from(self.max_to_keep).unwrap_or(i32::MAX),
+            sharded: false,
+            // TensorFlow's default, which keeps no extra checkpoints (weir keeps none either).
+            keep_checkpoint_every_n_hours: 10000.0,
+            version: SAVER_DEF_V2,
+        }
+    }
+
+    /// `tf.train.Saver(saver_def=def, name=import_scope)`: a saver of the save and restore
+    /// nodes `def` names, found in `graph` under `import_scope`, as `import_meta_graph` makes
+    /// one. NotFound names a missing node; sharded and V1 savers are InvalidArgument.
+    pub fn from_saver_def(
+        graph: &Graph,
+        def: &SaverDef,
+        import_scope: Option<&str>,
+    ) -> Result<Saver> {
+        if def.sharded {
+            return Err(Error::invalid_argument(
+                "The SaverDef is of a sharded saver, which weir does not write (restore its checkpoints with a Saver built from the variables)",
+            ));
+        }
+        if def.version != SAVER_DEF_V2 {
+            return Err(Error::invalid_argument(format!(
+                "The SaverDef's checkpoint format is version {}; weir reads and writes V2 (2)",
+                def.version
+            )));
+        }
+        let tensor = |n: &str| graph.tensor_by_name(&prepend_name_scope(n, import_scope));
+        let filename = tensor(&def.filename_tensor_name)?;
+        if filename.dtype() != DType::String {
+            return Err(Error::invalid_argument(format!(
+                "The SaverDef's filename tensor {} is {}, not a string",
+                def.filename_tensor_name,
+                filename.dtype()
+            )));
+        }
+        let save = tensor(&def.save_tensor_name)?;
+        let restore_name = prepend_name_scope(&def.restore_op_name, import_scope);
+        let restore = graph.operation_by_name(&restore_name).ok_or_else(|| {
+            Error::not_found(format!(
+                "The SaverDef's restore op {restore_name} is not in the graph"
+            ))
+        })?;
+        Ok(Saver {
+            filename,
+            save,
+            restore,
+            max_to_keep: usize::try_from(def.max_to_keep).unwrap_or(0),
+            last: Mutex::new(Vec::new()),
+        })
+    }
+
     /// `saver.restore(sess, save_path)`: assigns every variable its value from the checkpoint;
     /// InvalidArgument (TensorFlow's ValueError) when no checkpoint `save_path` exists, NotFound
     /// for a missing data file or variable, InvalidArgument for a shape or dtype that does not
@@ -260,6 +348,58 @@ impl Saver {
                 .target(&self.restore),
         )?;
         Ok(())
+    }
+}
+
+/// The arguments of `saver.save` besides the session and path, with TensorFlow's defaults.
+#[derive(Clone, Debug)]
+pub struct SaveArgs {
+    global_step: Option<i64>,
+    meta_graph_suffix: String,
+    write_meta_graph: bool,
+    write_state: bool,
+}
+
+impl Default for SaveArgs {
+    fn default() -> SaveArgs {
+        SaveArgs::new()
+    }
+}
+
+impl SaveArgs {
+    /// No global step; the meta graph written as `<path>.meta`; the state file updated.
+    pub fn new() -> SaveArgs {
+        SaveArgs {
+            global_step: None,
+            meta_graph_suffix: "meta".to_string(),
+            write_meta_graph: true,
+            write_state: true,
+        }
+    }
+
+    /// Appends `-<step>` to the path (`global_step=`).
+    pub fn global_step(mut self, step: i64) -> SaveArgs {
+        self.global_step = Some(step);
+        self
+    }
+
+    /// The meta graph file's extension (`meta_graph_suffix=`, default `meta`).
+    pub fn meta_graph_suffix(mut self, suffix: &str) -> SaveArgs {
+        self.meta_graph_suffix = suffix.to_string();
+        self
+    }
+
+    /// Whether to write the meta graph (`write_meta_graph=`, default true).
+    pub fn write_meta_graph(mut self, write: bool) -> SaveArgs {
+        self.write_meta_graph = write;
+        self
+    }
+
+    /// Whether to update the `checkpoint` state file and delete old checkpoints
+    /// (`write_state=`, default true).
+    pub fn write_state(mut self, write: bool) -> SaveArgs {
+        self.write_state = write;
+        self
     }
 }
 

@@ -4,6 +4,7 @@
 mod gradients;
 mod gradients_debug;
 mod input_pipeline;
+mod meta_graph;
 mod minimize;
 mod monitored_session;
 mod moving_averages;

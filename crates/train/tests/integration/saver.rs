@@ -98,8 +98,14 @@ fn max_to_keep_deletes_the_oldest_and_state_lists_the_kept() -> Result<()> {
         sess.run_target(&m.train)?;
         paths.push(saver.save(&sess, prefix.to_str().unwrap(), Some(step))?);
     }
-    // A checkpoint is TensorFlow's two files; both of the oldest are deleted.
-    let files = |p: &str| [format!("{p}.index"), format!("{p}.data-00000-of-00001")];
+    // A checkpoint is TensorFlow's two files and its meta graph; all of the oldest are deleted.
+    let files = |p: &str| {
+        [
+            format!("{p}.index"),
+            format!("{p}.data-00000-of-00001"),
+            format!("{p}.meta"),
+        ]
+    };
     for f in files(&paths[0]) {
         assert!(!std::path::Path::new(&f).exists(), "oldest deleted: {f}");
     }
@@ -136,8 +142,10 @@ fn max_to_keep_deletes_the_oldest_and_state_lists_the_kept() -> Result<()> {
             "checkpoint",
             "m-20.data-00000-of-00001",
             "m-20.index",
+            "m-20.meta",
             "m-30.data-00000-of-00001",
-            "m-30.index"
+            "m-30.index",
+            "m-30.meta"
         ]
     );
     std::fs::remove_dir_all(&dir).ok();
