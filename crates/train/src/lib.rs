@@ -16,6 +16,7 @@ mod moving_averages;
 pub mod optimizers;
 mod queue_runner;
 pub mod rnn;
+pub mod saved_model;
 pub mod saver;
 pub mod summary;
 mod variable_scope;

@@ -42,6 +42,9 @@ pub mod graph_keys {
     pub const SAVERS: &str = "savers";
     /// Table initializers (`TABLE_INITIALIZERS`; TensorFlow's value is singular).
     pub const TABLE_INITIALIZERS: &str = "table_initializer";
+    /// Constant file names a graph reads, such as vocabularies (`ASSET_FILEPATHS`): what a
+    /// SavedModel copies into its assets.
+    pub const ASSET_FILEPATHS: &str = "asset_filepaths";
 }
 
 /// One entry of a graph collection.

@@ -39,6 +39,18 @@ pub struct MetaGraphDef {
     pub asset_file_def: Vec<AssetFileDef>,
 }
 
+/// `tensorflow.SavedModel`: the `saved_model.pb` of a SavedModel directory, one meta graph per
+/// tag set.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SavedModel {
+    /// The format's version: 1.
+    #[prost(int64, tag = "1")]
+    pub saved_model_schema_version: i64,
+    /// The meta graphs, each tagged (`serve`, `train`, ...).
+    #[prost(message, repeated, tag = "2")]
+    pub meta_graphs: Vec<MetaGraphDef>,
+}
+
 /// `tensorflow.MetaGraphDef.MetaInfoDef`: who wrote the meta graph.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct MetaInfoDef {

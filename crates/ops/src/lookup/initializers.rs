@@ -384,6 +384,10 @@ impl Placed {
                 op
             }
             Placed::TextFile { init, filename } => {
+                // As TensorFlow's initializer, a constant file name is an asset of the graph.
+                if filename.op().op_type() == "Const" {
+                    graph.add_to_collection(graph_keys::ASSET_FILEPATHS, filename.clone())?;
+                }
                 let scope = graph.name_scope(init.name.as_deref().unwrap_or("text_file_init"));
                 let op = crate::new_op(graph, "InitializeTableFromTextFileV2")
                     .input(handle)

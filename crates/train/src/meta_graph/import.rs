@@ -71,6 +71,12 @@ impl ImportMetaGraph {
     /// variables, or `None` when there are none (TensorFlow's rules). Devices are ignored, as
     /// weir places nothing. An item naming a node that is not in the graph is NotFound.
     pub fn import(&self, graph: &Graph) -> Result<Option<Saver>> {
+        self.import_scoped(graph).map(|(saver, _)| saver)
+    }
+
+    /// [`ImportMetaGraph::import`], also returning the name scope the names were put under
+    /// (the import scope made unique in the graph).
+    pub(crate) fn import_scoped(&self, graph: &Graph) -> Result<(Option<Saver>, Option<String>)> {
         weir_ops::register_all_ops();
         let graph_def = self.def.graph_def.clone().unwrap_or_default();
         let scope = self
@@ -85,18 +91,19 @@ impl ImportMetaGraph {
             importer = importer.input_map(name, tensor.clone());
         }
         importer.import(graph)?;
-        let scope = scope.as_deref();
+        let s = scope.as_deref();
         for (key, def) in &self.def.collection_def {
-            add_collection(graph, key, def.kind.as_ref(), scope)
+            add_collection(graph, key, def.kind.as_ref(), s)
                 .map_err(|e| e.with_prefix(&format!("Collection {key} of the meta graph: ")))?;
         }
-        if let Some(def) = &self.def.saver_def {
-            return Saver::from_saver_def(graph, def, scope).map(Some);
-        }
-        if global_variables(graph)?.is_empty() {
-            return Ok(None);
-        }
-        Saver::new(graph).map(Some)
+        let saver = if let Some(def) = &self.def.saver_def {
+            Some(Saver::from_saver_def(graph, def, s)?)
+        } else if global_variables(graph)?.is_empty() {
+            None
+        } else {
+            Some(Saver::new(graph)?)
+        };
+        Ok((saver, scope))
     }
 }
 

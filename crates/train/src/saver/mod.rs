@@ -60,6 +60,8 @@ pub struct Saver {
     save: Output,
     restore: Operation,
     max_to_keep: usize,
+    /// Whether the save subgraph writes shards and merges them (an imported sharded saver).
+    sharded: bool,
     last: Mutex<Vec<String>>,
 }
 
@@ -175,6 +177,7 @@ impl Saver {
             save,
             restore,
             max_to_keep: 5,
+            sharded: false,
             last: Mutex::new(Vec::new()),
         })
     }
@@ -281,7 +284,7 @@ impl Saver {
             save_tensor_name: self.save.name(),
             restore_op_name: self.restore.name(),
             max_to_keep: i32::try_from(self.max_to_keep).unwrap_or(i32::MAX),
-            sharded: false,
+            sharded: self.sharded,
             // TensorFlow's default, which keeps no extra checkpoints (weir keeps none either).
             keep_checkpoint_every_n_hours: 10000.0,
             version: SAVER_DEF_V2,
@@ -290,17 +293,13 @@ impl Saver {
 
     /// `tf.train.Saver(saver_def=def, name=import_scope)`: a saver of the save and restore
     /// nodes `def` names, found in `graph` under `import_scope`, as `import_meta_graph` makes
-    /// one. NotFound names a missing node; sharded and V1 savers are InvalidArgument.
+    /// one (a sharded saver's subgraph saves each shard and merges them, as in TensorFlow).
+    /// NotFound names a missing node; a V1 saver is InvalidArgument.
     pub fn from_saver_def(
         graph: &Graph,
         def: &SaverDef,
         import_scope: Option<&str>,
     ) -> Result<Saver> {
-        if def.sharded {
-            return Err(Error::invalid_argument(
-                "The SaverDef is of a sharded saver, which weir does not write (restore its checkpoints with a Saver built from the variables)",
-            ));
-        }
         if def.version != SAVER_DEF_V2 {
             return Err(Error::invalid_argument(format!(
                 "The SaverDef's checkpoint format is version {}; weir reads and writes V2 (2)",
@@ -328,6 +327,7 @@ impl Saver {
             save,
             restore,
             max_to_keep: usize::try_from(def.max_to_keep).unwrap_or(0),
+            sharded: def.sharded,
             last: Mutex::new(Vec::new()),
         })
     }

@@ -11,6 +11,7 @@ mod moving_averages;
 mod optimizers;
 mod optimizers_learning_rate;
 mod queue_runner;
+mod saved_model;
 mod saver;
 mod summary_file;
 mod tf_checkpoints;

@@ -144,10 +144,28 @@ pub(crate) fn write_bundle(
         .into_inner()
         .map_err(|e| io_error(e.into_error(), "write", &data_path))?;
     data_tmp.commit(f, &data_path)?;
+    write_index(
+        prefix,
+        1,
+        entries
+            .iter()
+            .map(|(name, entry)| (name.as_bytes().to_vec(), entry.encode_to_vec())),
+        opts,
+    )
+}
 
+/// Writes `<prefix>.index` (through a temporary file renamed into place): the header of a
+/// bundle of `num_shards` data files, then `entries` (key, serialized `BundleEntryProto`),
+/// which must come sorted by key.
+pub(crate) fn write_index(
+    prefix: &str,
+    num_shards: i32,
+    entries: impl Iterator<Item = (Vec<u8>, Vec<u8>)>,
+    opts: TableOptions,
+) -> Result<()> {
     let mut table = TableBuilder::new(opts);
     let header = BundleHeaderProto {
-        num_shards: 1,
+        num_shards,
         endianness: 0,
         version: Some(VersionDef {
             producer: BUNDLE_VERSION,
@@ -155,8 +173,8 @@ pub(crate) fn write_bundle(
         }),
     };
     table.add(b"", &header.encode_to_vec());
-    for (name, entry) in &entries {
-        table.add(name.as_bytes(), &entry.encode_to_vec());
+    for (key, entry) in entries {
+        table.add(&key, &entry);
     }
     let index_path = index_filename(prefix);
     let index_tmp = TempFile::new(&index_path);
@@ -231,6 +249,16 @@ impl BundleReader {
             entries,
             data_files: BTreeMap::new(),
         })
+    }
+
+    /// How many data files the bundle has.
+    pub(crate) fn num_shards(&self) -> i32 {
+        self.num_shards
+    }
+
+    /// Every (key, serialized `BundleEntryProto`) after the header, sorted by key.
+    pub(crate) fn raw_entries(&self) -> &[(Vec<u8>, Vec<u8>)] {
+        &self.entries
     }
 
     /// Every key after the header, sorted.

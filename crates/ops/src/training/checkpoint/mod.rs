@@ -36,6 +36,7 @@ mod bundle;
 mod data;
 mod legacy;
 pub mod proto;
+mod sharded;
 mod table;
 
 use std::path::Path;
@@ -47,6 +48,7 @@ use weir_graph::{
 };
 
 use bundle::{dtype_mismatch, write_bundle, BundleReader};
+pub use sharded::merge_v2_checkpoints;
 use table::TableOptions;
 
 /// TensorFlow's `MetaFilename`: the index file of the checkpoint `prefix`.
@@ -337,6 +339,7 @@ pub fn restore_v2(
 }
 
 pub(super) fn register() {
+    sharded::register();
     register_op(
         OpDef::new("SaveV2")
             .input("prefix", ArgType::Fixed(DType::String))
