@@ -109,7 +109,7 @@ pub(super) fn register() {
     });
     register_op(
         OpDef::new("VarIsInitializedOp")
-            .input("resource", resource)
+            .input("resource", resource.clone())
             .output("is_initialized", ArgType::Fixed(DType::Bool))
             .stateful()
             .shape_fn(|ctx| {
@@ -118,4 +118,23 @@ pub(super) fn register() {
             }),
     );
     register_kernel("VarIsInitializedOp", |_| Ok(Box::new(IsInitializedKernel)));
+    // TensorFlow 2's savers call it before reading a variable to save: it turns off the
+    // copy-on-read mode of variables shared with sparse updates, which weir's variables do
+    // not have, so it only checks its input is a variable.
+    register_op(
+        OpDef::new("DisableCopyOnRead")
+            .input("resource", resource)
+            .stateful(),
+    );
+    register_kernel("DisableCopyOnRead", |_| {
+        Ok(Box::new(DisableCopyOnReadKernel))
+    });
+}
+
+struct DisableCopyOnReadKernel;
+
+impl Kernel for DisableCopyOnReadKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        var_of(ctx).map(|_| ())
+    }
 }

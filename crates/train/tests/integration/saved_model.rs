@@ -61,7 +61,7 @@ fn serve(
     }
     let keys: Vec<&String> = sig.outputs.keys().collect();
     for key in &keys {
-        args = args.fetch(&get_tensor_from_tensor_info(&sig.outputs[*key], g, scope).unwrap());
+        args = args.fetch(get_tensor_from_tensor_info(&sig.outputs[*key], g, scope).unwrap());
     }
     let out = sess.run(&args).unwrap();
     keys.into_iter()
@@ -292,4 +292,124 @@ fn wrong_tags_a_missing_model_and_misuse_are_errors_with_tensorflows_words() {
     let e = load(&sess, &["serve"], &damaged).unwrap_err();
     assert!(e.is_data_loss(), "{e}");
     std::fs::remove_dir_all(&damaged).ok();
+}
+
+/// A TensorFlow 2 SavedModel (make_tf2_saved_models.py): its graph calls functions, its
+/// variables are resource variables restored by a traced function, and its init op is the
+/// `__saved_model_init_op` signature; its `serving_default` signature serves TensorFlow's
+/// outputs here.
+fn check_tensorflow_2_model(model: &str) {
+    let text = std::fs::read_to_string(data_dir().join("tf2_expected.json")).unwrap();
+    let all: Value = serde_json::from_str(&text).unwrap();
+    let exp = &all[model];
+    let g = Graph::new();
+    let sess = Session::new(&g).unwrap();
+    let meta = load(&sess, &[tag_constants::SERVING], data_dir().join(model)).unwrap();
+    let x = &exp["x"];
+    let rows = x.as_array().unwrap().len();
+    let values: Vec<f32> = flat(x).into_iter().map(|v| v as f32).collect();
+    let cols = values.len() / rows;
+    let input = Tensor::from_vec(&[rows, cols], values).unwrap();
+    let got = serve(
+        &sess,
+        &g,
+        &meta,
+        None,
+        &[(exp["input"].as_str().unwrap(), input)],
+    );
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, exp["output"].as_str().unwrap());
+    let want = flat(&exp["y"]);
+    assert_eq!(got[0].1.len(), want.len());
+    for (a, b) in got[0].1.iter().zip(&want) {
+        assert!(
+            (a - b).abs() <= 1e-5,
+            "{model}: {:?} against TensorFlow's {want:?}",
+            got[0].1
+        );
+    }
+}
+
+#[test]
+fn a_tensorflow_2_module_saved_model_serves_its_outputs() {
+    check_tensorflow_2_model("tf2_module");
+}
+
+#[test]
+fn a_keras_3_exported_model_serves_its_predictions() {
+    check_tensorflow_2_model("keras");
+}
+
+/// Saves the variables of SavedModel `model` through the saver its meta graph names (a
+/// sharded TensorFlow 1 saver, or TensorFlow 2's traced save function), which writes shards
+/// and merges them, then restores the copy into a new graph through the same saver.
+fn save_through_the_imported_saver(model: &str) {
+    let dir = data_dir().join(model);
+    let meta = SavedModelLoader::new(&dir)
+        .meta_graph(&[tag_constants::SERVING])
+        .unwrap();
+    assert!(meta.saver_def.is_some());
+    let out = temp_dir(&format!("resave-{model}"));
+    std::fs::create_dir_all(&out).unwrap();
+    let prefix = out.join("copy").to_string_lossy().into_owned();
+    let variables = dir
+        .join("variables/variables")
+        .to_string_lossy()
+        .into_owned();
+    let g = Graph::new();
+    let saver = weir_train::ImportMetaGraph::new(meta.clone())
+        .import(&g)
+        .unwrap()
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    saver.restore(&sess, &variables).unwrap();
+    let path = saver
+        .save_with(
+            &sess,
+            &prefix,
+            &weir_train::SaveArgs::new()
+                .write_meta_graph(false)
+                .write_state(false),
+        )
+        .unwrap();
+    assert_eq!(path, prefix);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["copy.data-00000-of-00001", "copy.index"],
+        "no shard left behind"
+    );
+    let original = weir_ops::training::list_checkpoint(&variables).unwrap();
+    let copy = weir_ops::training::list_checkpoint(&prefix).unwrap();
+    assert_eq!(copy, original);
+    // The merged checkpoint is the very bytes TensorFlow's save wrote.
+    for file in [".index", ".data-00000-of-00001"] {
+        assert!(
+            std::fs::read(format!("{prefix}{file}")).unwrap()
+                == std::fs::read(format!("{variables}{file}")).unwrap(),
+            "{model}: {file} differs from TensorFlow's"
+        );
+    }
+    let g2 = Graph::new();
+    let saver2 = weir_train::ImportMetaGraph::new(meta)
+        .import(&g2)
+        .unwrap()
+        .unwrap();
+    let sess2 = Session::new(&g2).unwrap();
+    saver2.restore(&sess2, &prefix).unwrap();
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn a_tensorflow_1_sharded_saver_saves_through_its_own_subgraph() {
+    save_through_the_imported_saver("builder");
+}
+
+#[test]
+fn a_tensorflow_2_traced_save_function_saves_here() {
+    save_through_the_imported_saver("tf2_module");
 }

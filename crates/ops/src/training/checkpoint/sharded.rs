@@ -295,7 +295,8 @@ mod tests {
         assert!(e.is_invalid_argument(), "{e}");
         assert!(e.to_string().contains("Duplicate tensor keyed by a"), "{e}");
         let missing = dir.join("nope").to_string_lossy().into_owned();
-        let e = merge_v2_checkpoints(&[missing.clone()], &dest, false, false).unwrap_err();
+        let e =
+            merge_v2_checkpoints(std::slice::from_ref(&missing), &dest, false, false).unwrap_err();
         assert!(e.is_not_found(), "{e}");
         merge_v2_checkpoints(&[p0, missing], &dest, false, true).unwrap();
         assert!(Path::new(&index_filename(&dest)).is_file());
