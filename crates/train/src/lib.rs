@@ -53,7 +53,10 @@ pub use queue_runner::{
     add_queue_runner, queue_runners, start_queue_runners, start_queue_runners_with, QueueRunner,
     QueueRunnerBuilder,
 };
-pub use saver::{get_checkpoint_state, latest_checkpoint, CheckpointState, SaveArgs, Saver};
+pub use saver::{
+    get_checkpoint_state, init_from_checkpoint, latest_checkpoint, list_variables, load_checkpoint,
+    load_variable, CheckpointReader, CheckpointState, InitFromCheckpoint, SaveArgs, Saver,
+};
 pub use summary::{FileWriter, SummaryWriterCache};
 pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,

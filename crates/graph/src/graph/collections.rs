@@ -145,6 +145,24 @@ impl Graph {
             .collect()
     }
 
+    /// Replaces, in every collection, each object of type `T` for which `update` gives a new
+    /// value (a variable whose initializer `init_from_checkpoint` changed, for one); returns
+    /// how many were replaced.
+    pub fn update_collection_objects<T: Any + Send + Sync>(
+        &self,
+        update: impl Fn(&T) -> Option<T>,
+    ) -> usize {
+        let mut st = self.0.state.write();
+        let mut n = 0;
+        for obj in st.objects.iter_mut() {
+            if let Some(new) = obj.downcast_ref::<T>().and_then(&update) {
+                *obj = Arc::new(new);
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// The names of every non-empty collection, sorted.
     pub fn collection_keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = self

@@ -176,6 +176,33 @@ impl Variable {
         super::kernels::is_initialized(self)
     }
 
+    /// This variable with `initializer` (an op that assigns it) and `initial_value` in place of
+    /// its own, in every collection of its graph, so `global_variables_initializer` and the
+    /// like run the new one: how `tf.train.init_from_checkpoint` makes variables start from a
+    /// checkpoint. `Variable` values taken before keep the old initializer.
+    pub fn with_initializer(
+        &self,
+        initializer: &Operation,
+        initial_value: &Output,
+    ) -> Result<Variable> {
+        if !initializer.graph().ptr_eq(self.graph()) || !initial_value.graph().ptr_eq(self.graph())
+        {
+            return Err(Error::invalid_argument(format!(
+                "The new initializer of {} is not an element of its graph.",
+                self.name()
+            )));
+        }
+        let new = Variable {
+            initializer: initializer.clone(),
+            initial_value: initial_value.clone(),
+            ..self.clone()
+        };
+        let ids = new.def();
+        self.graph()
+            .update_collection_objects::<VariableDef>(|d| (d.handle == ids.handle).then_some(ids));
+        Ok(new)
+    }
+
     /// The variable made of existing nodes (see `variable_proto`).
     pub(super) fn from_parts(
         handle: Output,

@@ -9,8 +9,13 @@
 //! restores weir's checkpoints and weir restores TensorFlow's. As in TensorFlow, the variables
 //! are saved in name order, and a checkpoint exists when its `.index` file does.
 
+mod checkpoint_utils;
 mod state;
 
+pub use checkpoint_utils::{
+    init_from_checkpoint, list_variables, load_checkpoint, load_variable, CheckpointReader,
+    InitFromCheckpoint,
+};
 pub use state::{get_checkpoint_state, latest_checkpoint, CheckpointState};
 
 use std::path::Path;

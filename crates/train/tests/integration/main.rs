@@ -1,6 +1,7 @@
 //! weir-train's integration tests, one module per concern, linked into one binary
 //! (a binary per file linked the whole runtime each time).
 
+mod checkpoint_utils;
 mod gradients;
 mod gradients_debug;
 mod input_pipeline;
