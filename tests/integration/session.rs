@@ -33,6 +33,27 @@ fn feed_replaces_any_tensor() -> Result<()> {
 }
 
 #[test]
+fn a_control_dependency_on_a_fed_placeholder_is_satisfied_by_its_feed() -> Result<()> {
+    // TensorFlow's feed rewrite moves a fed Placeholder's control edges to its feed, so the
+    // placeholder never runs (tf.metrics.mean builds such an edge); other fed nodes still run.
+    let g = Graph::new();
+    let p = Placeholder::new(DType::F32).name("p").build(&g)?;
+    let y = {
+        let _c = g.control_dependencies(&[p.op()])?;
+        identity(constant(&g, 3.0f32)?)?
+    };
+    let sess = Session::new(&g)?;
+    let r = sess.run(&RunArgs::new().feed(&p, 1.0f32).fetch(&y))?;
+    assert_eq!(r[0].to_scalar::<f32>()?, 3.0);
+    // Unfed, it still must be fed.
+    let e = sess.eval(&y).unwrap_err();
+    assert!(e
+        .message()
+        .starts_with("You must feed a value for placeholder tensor 'p'"));
+    Ok(())
+}
+
+#[test]
 fn missing_placeholder_feed_names_it() -> Result<()> {
     let g = Graph::new();
     let p = Placeholder::new(DType::F32)

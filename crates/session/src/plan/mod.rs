@@ -353,6 +353,13 @@ pub(crate) fn plan_nodes(
             }
             // A control input from outside the frame is the loop's to wait for, before it starts.
             for &c in node.control_inputs() {
+                // As TensorFlow's feed rewrite does, a control edge from a fed placeholder
+                // comes from its feed: the placeholder itself does not run.
+                if fed.contains(&(c, 0))
+                    && matches!(nodes[c].op_type(), "Placeholder" | "PlaceholderV2")
+                {
+                    continue;
+                }
                 if !needed[c] && !given(c) && scope.contains(c) {
                     stack.push(c);
                 }
