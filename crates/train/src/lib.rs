@@ -8,13 +8,17 @@ mod coordinator;
 mod global_step;
 pub mod gradients;
 mod input_producer;
+pub mod layers;
 mod learning_rate;
 mod looper_thread;
+pub mod losses;
 pub mod meta_graph;
+pub mod metrics;
 mod monitored;
 mod moving_averages;
 pub mod optimizers;
 mod queue_runner;
+pub mod regularizers;
 pub mod rnn;
 pub mod saved_model;
 pub mod saver;
@@ -52,6 +56,10 @@ pub use optimizers::{
 pub use queue_runner::{
     add_queue_runner, queue_runners, start_queue_runners, start_queue_runners_with, QueueRunner,
     QueueRunnerBuilder,
+};
+pub use regularizers::{
+    apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer, sum_regularizer,
+    Regularizer,
 };
 pub use saver::{
     get_checkpoint_state, init_from_checkpoint, latest_checkpoint, list_variables, load_checkpoint,

@@ -12,6 +12,8 @@ use weir_graph::{graph_keys, DType, Error, Graph, NameScope, Result, Shape};
 use weir_ops::init_ops::Initializer;
 use weir_ops::state::{collection_variables, Variable};
 
+use crate::regularizers::Regularizer;
+
 const STORE_KEY: &str = "__variable_store";
 const SCOPES_KEY: &str = "__variable_scope_stack";
 
@@ -162,7 +164,7 @@ impl Drop for VariableScopeGuard {
 }
 
 /// The options of `tf.get_variable(name, shape, dtype=tf.float32, initializer=None,
-/// trainable=True, collections=None)`.
+/// regularizer=None, trainable=True, collections=None)`.
 #[derive(Clone, Debug)]
 pub struct GetVariable {
     name: String,
@@ -171,6 +173,7 @@ pub struct GetVariable {
     initializer: Option<Initializer>,
     trainable: bool,
     collections: Option<Vec<String>>,
+    regularizer: Option<Regularizer>,
 }
 
 impl GetVariable {
@@ -183,6 +186,7 @@ impl GetVariable {
             initializer: None,
             trainable: true,
             collections: None,
+            regularizer: None,
         }
     }
 
@@ -208,6 +212,24 @@ impl GetVariable {
     /// Whether the variable joins `TRAINABLE_VARIABLES` (default true).
     pub fn trainable(mut self, trainable: bool) -> GetVariable {
         self.trainable = trainable;
+        self
+    }
+
+    /// `regularizer=`: when the variable is created (not when it is shared), its penalty is
+    /// built in the name scope `<variable name>/Regularizer/` and added to the
+    /// `REGULARIZATION_LOSSES` collection, as TensorFlow's `get_variable` does.
+    ///
+    /// ```
+    /// # use weir_graph::Graph;
+    /// use weir_train::{l2_regularizer, losses::get_regularization_losses, GetVariable};
+    /// let g = Graph::new();
+    /// GetVariable::new("w").shape(&[3]).regularizer(l2_regularizer(0.1)?).build(&g)?;
+    /// let losses = get_regularization_losses(&g, None);
+    /// assert_eq!(losses[0].name(), "w/Regularizer/l2_regularizer:0");
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn regularizer(mut self, regularizer: Regularizer) -> GetVariable {
+        self.regularizer = Some(regularizer);
         self
     }
 
@@ -279,7 +301,7 @@ impl GetVariable {
             .unwrap_or_else(|| vec![graph_keys::GLOBAL_VARIABLES.to_string()]);
         keys.push(STORE_KEY.to_string());
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-        create_variable(
+        let v = create_variable(
             graph,
             &full,
             &shape,
@@ -287,7 +309,15 @@ impl GetVariable {
             &init,
             self.trainable,
             &keys,
-        )
+        )?;
+        if let Some(reg) = &self.regularizer {
+            let _lifted = graph.init_scope();
+            let _scope = graph.name_scope(&format!("{}/Regularizer/", v.name()));
+            if let Some(loss) = reg.apply(&v.value())? {
+                graph.add_to_collection(graph_keys::REGULARIZATION_LOSSES, loss)?;
+            }
+        }
+        Ok(v)
     }
 }
 

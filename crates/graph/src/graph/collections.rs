@@ -45,6 +45,11 @@ pub mod graph_keys {
     /// Constant file names a graph reads, such as vocabularies (`ASSET_FILEPATHS`): what a
     /// SavedModel copies into its assets.
     pub const ASSET_FILEPATHS: &str = "asset_filepaths";
+    /// The local variables of streaming metrics, `tf.metrics.*` (`METRIC_VARIABLES`).
+    pub const METRIC_VARIABLES: &str = "metric_variables";
+    /// Regularization terms that `tf.losses.get_regularization_losses` reads
+    /// (`REGULARIZATION_LOSSES`).
+    pub const REGULARIZATION_LOSSES: &str = "regularization_losses";
 }
 
 /// One entry of a graph collection.

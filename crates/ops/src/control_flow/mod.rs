@@ -3,6 +3,7 @@
 
 mod assert;
 mod case;
+mod check_ops;
 mod cond;
 mod functional;
 mod functional_fold;
@@ -13,6 +14,10 @@ mod while_loop;
 
 pub use assert::{assert, Assert};
 pub use case::Case;
+pub use check_ops::{
+    assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_non_negative,
+    with_dependencies,
+};
 pub use cond::{cond, Cond, CondOutputs, CondValue};
 pub use functional::{map_fn, MapFn};
 pub use functional_fold::{foldl, foldr, Foldl, Foldr};

@@ -11,6 +11,7 @@ mod bcast;
 mod binary;
 pub(crate) mod cast;
 mod compare;
+mod confusion_matrix;
 mod matmul;
 mod matmul_narrow;
 mod matmul_sparse;
@@ -35,6 +36,7 @@ pub use compare::{
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
     not_equal,
 };
+pub use confusion_matrix::{confusion_matrix, ConfusionMatrix};
 pub use matmul::{matmul, MatMul};
 pub use misc::{add_n, clip_by_value, range, range_from, Operand};
 pub use reduce::{

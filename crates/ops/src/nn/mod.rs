@@ -1,5 +1,6 @@
 //! Neural-network ops (`tf.nn`): activations, softmax, bias_add, the cross-entropy losses,
-//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool, lrn and fused_batch_norm, plus the backward kernels their
+//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool, lrn, fused_batch_norm, and the composites
+//! moments and batch_normalization, plus the backward kernels their
 //! gradient functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`,
 //! ...).
 //!
@@ -30,6 +31,7 @@ mod fused_batch_norm_grad;
 mod in_top_k;
 mod losses;
 mod lrn;
+mod moments;
 mod padding;
 mod pool;
 mod softmax;
@@ -51,6 +53,7 @@ pub use losses::{
     softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
 };
 pub use lrn::{lrn, lrn_grad, Lrn};
+pub use moments::{batch_normalization, moments, Moments};
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
 pub use softmax::{log_softmax, softmax};
