@@ -61,8 +61,9 @@ pub mod prelude {
         SequenceMask, SliceItem, StridedSlice, ELLIPSIS, NEW_AXIS,
     };
     pub use weir_ops::control_flow::{
-        cond, foldl, foldr, group, map_fn, merge, no_op, scan, switch, tuple, while_loop, Assert,
-        Case, Cond, Foldl, Foldr, MapFn, ScanFn, WhileLoop,
+        assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_non_negative,
+        cond, foldl, foldr, group, map_fn, merge, no_op, scan, switch, tuple, while_loop,
+        with_dependencies, Assert, Case, Cond, Foldl, Foldr, MapFn, ScanFn, WhileLoop,
     };
     pub use weir_ops::data_flow::{
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
@@ -90,13 +91,14 @@ pub mod prelude {
         TextFileInitializer,
     };
     pub use weir_ops::math::{
-        abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, cos, cumsum, div, div_no_nan,
-        divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal,
-        log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, mul, neg,
-        not_equal, pow, range, realdiv, reduce_all, reduce_any, reduce_max, reduce_mean,
-        reduce_min, reduce_prod, reduce_sum, round, rsqrt, segment_max, segment_mean, segment_min,
-        segment_prod, segment_sum, select, sigmoid, sign, sin, sqrt, square, squared_difference,
-        sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce, Scan,
+        abs, add, add_n, arg_max, arg_min, cast, ceil, clip_by_value, confusion_matrix, cos,
+        cumsum, div, div_no_nan, divide, equal, exp, floor, floordiv, floormod, greater,
+        greater_equal, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul,
+        maximum, minimum, mul, neg, not_equal, pow, range, realdiv, reduce_all, reduce_any,
+        reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt, segment_max,
+        segment_mean, segment_min, segment_prod, segment_sum, select, sigmoid, sign, sin, sqrt,
+        square, squared_difference, sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce,
+        Scan,
     };
     pub use weir_ops::nn;
     pub use weir_ops::parsing::{
@@ -143,4 +145,6 @@ pub mod prelude {
         SaveArgs, Scaffold, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
         StepCounterHook, StopAtStepHook, SummarySaverHook,
     };
+    pub use weir_train::{l1_l2_regularizer, l1_regularizer, l2_regularizer, Regularizer};
+    pub use weir_train::{layers, losses, metrics, saved_model};
 }
