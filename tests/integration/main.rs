@@ -16,6 +16,7 @@ mod graph_def_cond;
 mod graph_def_import;
 mod graph_def_input_export;
 mod graph_def_pipeline;
+mod graph_def_ref_cond;
 mod graph_def_while;
 mod mnist_style_pipeline;
 mod readme;

@@ -243,7 +243,8 @@ impl<'a> ImportGraphDef<'a> {
     pub fn import(&self, graph: &Graph) -> Result<Vec<Operation>> {
         // TensorFlow 2's If and function calls become TensorFlow 1's Switch/Merge first.
         let lowered = super::lower_functions::lower_functional_ops(self.def)?;
-        let def: &GraphDef = &lowered;
+        let unref = without_ref_ops(&lowered);
+        let def: &GraphDef = &unref;
         let by_name: HashMap<&str, &NodeDef> =
             def.node.iter().map(|n| (n.name.as_str(), n)).collect();
         let order = self.order(def, &by_name)?;
@@ -401,6 +402,8 @@ impl<'a> ImportGraphDef<'a> {
         }
         let def = registry::op_def(op_type)?;
         let inputs = read_ref_inputs(graph, n, &def, inputs, by_name, prefix)?;
+        let forwards_handle = super::REF_FORWARDING.contains(&op_type)
+            && inputs.first().is_some_and(|i| i.dtype() == DType::Resource);
         let inputs_len = inputs.len();
         let mut b = graph
             .new_operation(op_type)
@@ -416,6 +419,11 @@ impl<'a> ImportGraphDef<'a> {
                 continue;
             }
             if let Some(a) = def.attrs.iter().find(|a| a.name == k) {
+                // A variable forwarded by a TensorFlow 1 Ref* op is weir's resource handle.
+                if k == "T" && forwards_handle {
+                    b = b.attr(k, AttrValue::Type(DType::Resource));
+                    continue;
+                }
                 let value = attr_from_proto(v, a.kind)
                     .map_err(|e| e.with_prefix(&format!("Attribute '{k}': ")))?;
                 b = b.attr(k, value);
@@ -437,6 +445,10 @@ fn read_ref_inputs(
     by_name: &HashMap<&str, &NodeDef>,
     prefix: &str,
 ) -> Result<Vec<Output>> {
+    // Forwarding ops pass a variable on as it is (TensorFlow's Ref* forms).
+    if super::REF_FORWARDING.contains(&def.name.as_str()) {
+        return Ok(inputs);
+    }
     let data: Vec<&String> = n.input.iter().filter(|i| !i.starts_with('^')).collect();
     if inputs.len() != data.len() {
         // A parser's key inputs became attributes, or a back edge is wired later.
@@ -500,6 +512,27 @@ fn read_ref_inputs(
             .output(0)?;
     }
     Ok(inputs)
+}
+
+/// TensorFlow 1's forwarding ops of variable refs (`RefSwitch`, `RefEnter`, ...), which a cond
+/// or loop over a `VariableV2` builds, renamed to the ops weir forwards its variable handles
+/// with (`import_node` gives them the resource type).
+fn without_ref_ops(def: &GraphDef) -> std::borrow::Cow<'_, GraphDef> {
+    let base = |op: &str| {
+        op.strip_prefix("Ref")
+            .filter(|b| super::REF_FORWARDING.contains(b))
+            .map(str::to_string)
+    };
+    if !def.node.iter().any(|n| base(&n.op).is_some()) {
+        return std::borrow::Cow::Borrowed(def);
+    }
+    let mut out = def.clone();
+    for n in &mut out.node {
+        if let Some(b) = base(&n.op) {
+            n.op = b;
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether `input` of `n` is a while loop's back edge: a `Merge` taking a `NextIteration`, the

@@ -182,6 +182,7 @@ impl Graph {
     /// ```
     pub fn as_graph_def(&self, add_shapes: bool) -> Result<GraphDef> {
         self.with_nodes(|nodes| {
+            let refs = tf1_refs(nodes);
             let mut node = Vec::with_capacity(nodes.len());
             for n in nodes {
                 // A loop's Merge takes its NextIteration last, as TensorFlow wires it.
@@ -200,12 +201,17 @@ impl Graph {
                     .map(|&id| format!("^{}", nodes[id].name()))
                     .collect();
                 let shapes = || -> Result<AttrValueProto> {
-                    // TensorFlow's VariableV2 outputs the variable itself (a ref of its shape);
-                    // weir's outputs a scalar handle.
-                    let shapes = match (n.op_type(), n.attrs().get("shape")) {
-                        ("VariableV2", Some(AttrValue::Shape(s))) => vec![s.clone()],
-                        _ => n.output_shapes().to_vec(),
-                    };
+                    // TensorFlow's VariableV2 outputs the variable itself (a ref of its shape),
+                    // and so do the Ref* ops that forward it; weir's output a scalar handle.
+                    let shapes = n
+                        .output_shapes()
+                        .iter()
+                        .enumerate()
+                        .map(|(o, s)| match refs.get(&(n.id(), o)) {
+                            Some((_, var_shape)) => var_shape.clone(),
+                            None => s.clone(),
+                        })
+                        .collect();
                     attr_proto(&AttrValue::Shapes(shapes))
                 };
                 let producers: Vec<(&Node, usize)> =
@@ -222,20 +228,35 @@ impl Graph {
                 // A read of a TensorFlow 1.x variable is an Identity of its ref output, which
                 // TensorFlow imports; weir's ReadVariableOp of it is not.
                 let ref_read = n.op_type() == "ReadVariableOp"
-                    && n.inputs()
-                        .first()
-                        .is_some_and(|&(id, _)| nodes[id].op_type() == "VariableV2");
-                let op = if ref_read { "Identity" } else { n.op_type() };
+                    && n.inputs().first().is_some_and(|i| refs.contains_key(i));
+                // A variable passed through control flow (a cond branch assigning it, as batch
+                // normalization's moving averages do) goes through TensorFlow's Ref* forms.
+                let ref_forward = REF_FORWARDING.contains(&n.op_type())
+                    && n.inputs().first().is_some_and(|i| refs.contains_key(i));
+                let ref_op;
+                let op = if ref_read {
+                    "Identity"
+                } else if ref_forward {
+                    ref_op = format!("Ref{}", n.op_type());
+                    ref_op.as_str()
+                } else {
+                    n.op_type()
+                };
+                let ref_dtype = n.inputs().first().and_then(|i| refs.get(i)).map(|r| r.0);
                 let mut attr = n
                     .attrs()
                     .iter()
+                    .map(|(k, v)| match (ref_forward, k.as_str(), ref_dtype) {
+                        (true, "T", Some(d)) => (k, std::borrow::Cow::Owned(AttrValue::Type(d))),
+                        _ => (k, std::borrow::Cow::Borrowed(v)),
+                    })
                     // TensorFlow's ReadVariableOp has no `shape` (weir's keeps the variable's).
                     .filter(|(k, _)| {
                         !(ref_read || n.op_type() == "ReadVariableOp") || k.as_str() == "dtype"
                     })
                     .map(|(k, v)| (if ref_read { "T" } else { k.as_str() }, v))
                     .map(|(k, v)| {
-                        attr_proto(v)
+                        attr_proto(&v)
                             .map(|p| (k.to_string(), p))
                             .map_err(|e| e.with_node(n.name(), n.op_type()))
                     })
@@ -269,6 +290,45 @@ impl Graph {
             })
         })
     }
+}
+
+/// weir's forwarding ops that TensorFlow 1 has a `Ref` form of, for a variable's ref.
+const REF_FORWARDING: [&str; 6] = [
+    "Switch",
+    "Enter",
+    "Exit",
+    "Identity",
+    "Merge",
+    "NextIteration",
+];
+
+/// The outputs that are TensorFlow 1 variable refs in TensorFlow's view, with the variable's
+/// dtype: each `VariableV2`'s handle, and the resource outputs of forwarding ops (a `Switch`
+/// or `Enter` of it, ...) that pass one on.
+fn tf1_refs(
+    nodes: &[std::sync::Arc<Node>],
+) -> std::collections::HashMap<(usize, usize), (DType, Shape)> {
+    let mut refs = std::collections::HashMap::new();
+    for (id, n) in nodes.iter().enumerate() {
+        if n.op_type() == "VariableV2" {
+            if let Some(AttrValue::Type(d)) = n.attrs().get("dtype") {
+                let shape = match n.attrs().get("shape") {
+                    Some(AttrValue::Shape(s)) => s.clone(),
+                    _ => Shape::unknown(),
+                };
+                refs.insert((id, 0), (*d, shape));
+            }
+        } else if REF_FORWARDING.contains(&n.op_type()) {
+            if let Some(r) = n.inputs().first().and_then(|i| refs.get(i)).cloned() {
+                for (o, t) in n.output_dtypes().iter().enumerate() {
+                    if *t == DType::Resource {
+                        refs.insert((id, o), r.clone());
+                    }
+                }
+            }
+        }
+    }
+    refs
 }
 
 /// Writes `def` to `logdir/name` (`tf.io.write_graph(graph_def, logdir, name, as_text)`): in
