@@ -19,4 +19,5 @@ mod saved_model;
 mod saver;
 mod summary_file;
 mod tf_checkpoints;
+mod util;
 mod variable_scope;

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::util::{f64s, flat};
 use weir_graph::graph_def::meta_graph::{collection_def::Kind, MetaGraphDef};
 use weir_graph::graph_def::Message;
-use weir_graph::{graph_keys, CollectionItem, DType, Graph, Operation, Output, Result, Tensor};
+use weir_graph::{graph_keys, CollectionItem, Graph, Operation, Output, Result, Tensor};
 use weir_ops::array::constant;
 use weir_ops::math::{add, matmul, Reduce};
 use weir_ops::nn;
@@ -45,14 +47,6 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-5 * (1.0 + b.abs())
-}
-
-fn flat(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(items) => items.iter().flat_map(flat).collect(),
-        Value::Number(n) => vec![n.as_f64().unwrap()],
-        other => panic!("not a number: {other}"),
-    }
 }
 
 /// The only operation in collection `key`, once de-duplicated (TensorFlow's optimizer adds
@@ -104,21 +98,7 @@ fn train_on(
             .run(&RunArgs::new().fetch(v.value()))
             .unwrap()
             .remove(0);
-        let vals = match t.dtype() {
-            DType::F32 => t
-                .to_vec::<f32>()
-                .unwrap()
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-            DType::I64 => t
-                .to_vec::<i64>()
-                .unwrap()
-                .into_iter()
-                .map(|x| x as f64)
-                .collect(),
-            d => panic!("unexpected dtype {d}"),
-        };
+        let vals = f64s(&t);
         values.push((v.name(), vals));
     }
     (losses, values)

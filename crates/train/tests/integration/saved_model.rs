@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::util::{f64s, flat};
 use weir_graph::graph_def::meta_graph::MetaGraphDef;
 use weir_graph::{graph_keys, DType, Graph, Result, Tensor};
 use weir_ops::array::{constant, Placeholder};
@@ -67,32 +69,10 @@ fn serve(
     keys.into_iter()
         .zip(out)
         .map(|(k, t)| {
-            let v = match t.dtype() {
-                DType::F32 => t
-                    .to_vec::<f32>()
-                    .unwrap()
-                    .into_iter()
-                    .map(f64::from)
-                    .collect(),
-                DType::I64 => t
-                    .to_vec::<i64>()
-                    .unwrap()
-                    .into_iter()
-                    .map(|x| x as f64)
-                    .collect(),
-                d => panic!("unexpected dtype {d}"),
-            };
+            let v = f64s(&t);
             (k.clone(), v)
         })
         .collect()
-}
-
-fn flat(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(items) => items.iter().flat_map(flat).collect(),
-        Value::Number(n) => vec![n.as_f64().unwrap()],
-        other => panic!("not a number: {other}"),
-    }
 }
 
 fn check_tensorflow_model(model: &str, feeds: &[(&str, Tensor)], scope: Option<&str>) {
