@@ -10,6 +10,7 @@ mod argmax;
 mod bcast;
 mod binary;
 pub(crate) mod cast;
+mod clip;
 mod compare;
 mod confusion_matrix;
 mod matmul;
@@ -21,6 +22,7 @@ mod reduce_engine;
 mod scan;
 mod segment;
 mod select;
+pub(crate) mod sparse_segment;
 mod unary;
 
 pub use argmax::{arg_max, arg_max_typed, arg_min, arg_min_typed};
@@ -32,6 +34,7 @@ pub use binary::{
     squared_difference, sub, truediv, truncatediv, truncatemod,
 };
 pub use cast::cast;
+pub use clip::{clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm};
 pub use compare::{
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
     not_equal,
@@ -48,6 +51,10 @@ pub use segment::{
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_sum,
 };
 pub use select::{select, select_v2, where_};
+pub use sparse_segment::{
+    sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,
+    sparse_segment_sqrt_n_grad, sparse_segment_sum, sparse_segment_sum_grad,
+};
 pub use unary::{
     abs, ceil, cos, exp, floor, is_finite, is_inf, is_nan, log, log1p, neg, reciprocal, round,
     rsqrt, sigmoid, sign, sin, sqrt, square, tanh,
@@ -94,6 +101,7 @@ pub(crate) fn register_all_ops() {
     reduce::register();
     scan::register();
     segment::register();
+    sparse_segment::register();
     select::register();
     unary::register();
 }

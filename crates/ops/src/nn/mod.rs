@@ -1,6 +1,8 @@
 //! Neural-network ops (`tf.nn`): activations, softmax, bias_add, the cross-entropy losses,
-//! l2_loss, dropout, in_top_k, top_k, conv2d, max_pool, lrn, fused_batch_norm, and the composites
-//! moments and batch_normalization, plus the backward kernels their
+//! l2_loss, dropout, in_top_k, top_k, conv2d, depthwise_conv2d_native, max_pool, lrn,
+//! fused_batch_norm, and the composites moments, batch_normalization, l2_normalize,
+//! embedding_lookup(_sparse), conv2d_transpose, depthwise_conv2d and separable_conv2d, plus
+//! the backward kernels their
 //! gradient functions call (`ReluGrad`, `BiasAddGrad`, `Conv2DBackpropInput`, `MaxPoolGrad`,
 //! ...).
 //!
@@ -25,13 +27,18 @@ mod activations;
 mod avg_pool;
 mod bias_add;
 mod conv;
+mod conv_composites;
+mod depthwise_conv;
+mod depthwise_kernels;
 mod dropout;
+mod embedding;
 mod fused_batch_norm;
 mod fused_batch_norm_grad;
 mod in_top_k;
 mod losses;
 mod lrn;
 mod moments;
+mod normalize;
 mod padding;
 mod pool;
 mod softmax;
@@ -45,7 +52,15 @@ pub use activations::{
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad};
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
+pub use conv_composites::{conv2d_transpose, depthwise_conv2d, separable_conv2d};
+pub use depthwise_conv::{
+    depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input, DepthwiseConv2dNative,
+};
 pub use dropout::{dropout, dropout_grad, Dropout};
+pub use embedding::{
+    embedding_lookup, embedding_lookup_sparse, EmbeddingLookup, EmbeddingLookupSparse,
+};
 pub use fused_batch_norm::fused_batch_norm;
 pub use in_top_k::in_top_k;
 pub use losses::{
@@ -54,6 +69,7 @@ pub use losses::{
 };
 pub use lrn::{lrn, lrn_grad, Lrn};
 pub use moments::{batch_normalization, moments, Moments};
+pub use normalize::l2_normalize;
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
 pub use softmax::{log_softmax, softmax};
@@ -190,6 +206,7 @@ pub(crate) fn register_all_ops() {
     avg_pool::register();
     bias_add::register();
     conv::register();
+    depthwise_conv::register();
     dropout::register();
     fused_batch_norm::register();
     in_top_k::register();

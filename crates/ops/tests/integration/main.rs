@@ -39,6 +39,7 @@ mod math_reduce;
 mod nn;
 mod nn_batch_norm;
 mod nn_conv;
+mod nn_extras;
 mod nn_pool_avg;
 mod nn_top_k;
 mod parsing_ops;

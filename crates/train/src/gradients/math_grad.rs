@@ -366,6 +366,31 @@ fn segment_min_max_grad(ctx: &GradContext<'_>) -> Grads {
     ])
 }
 
+/// SparseSegmentSum / Mean / SqrtN (TensorFlow's `_SparseSegment*Grad`): the matching
+/// `SparseSegment*Grad` op spreads each segment's gradient over the rows its indices picked,
+/// into a dense gradient of `data`'s shape (TensorFlow's `sparse_gradient=True` variant makes
+/// IndexedSlices of the same values).
+fn sparse_segment_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    let gr = g(ctx);
+    let grad_op = format!("{}Grad", ctx.op().op_type());
+    let shape = super::util::shape_of(&ctx.input(0))?;
+    let ints = |v: Vec<i32>| konst(&gr, Tensor::from(v));
+    let dim0 = op(
+        &gr,
+        "StridedSlice",
+        &[&shape, &ints(vec![0])?, &ints(vec![1])?, &ints(vec![1])?],
+        &[("shrink_axis_mask", AttrValue::Int(1))],
+    )?;
+    let dx = op(
+        &gr,
+        &grad_op,
+        &[&d, &ctx.input(1), &ctx.input(2), &dim0],
+        &[],
+    )?;
+    Ok(vec![Some(dx), None, None])
+}
+
 pub(super) fn register() {
     register_gradient("AddV2", add_grad);
     register_gradient("Add", add_grad);
@@ -400,4 +425,11 @@ pub(super) fn register() {
     register_gradient("SegmentMean", segment_mean_grad);
     register_gradient("SegmentMax", segment_min_max_grad);
     register_gradient("SegmentMin", segment_min_max_grad);
+    for s in [
+        "SparseSegmentSum",
+        "SparseSegmentMean",
+        "SparseSegmentSqrtN",
+    ] {
+        register_gradient(s, sparse_segment_grad);
+    }
 }

@@ -149,6 +149,94 @@ fn conv2d_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![Some(dx), Some(df)])
 }
 
+/// Conv2DBackpropInput (TensorFlow's `_Conv2DBackpropInputGrad`, what `conv2d_transpose`
+/// differentiates through): the filter gets `Conv2DBackpropFilter(d, shape(filter),
+/// out_backprop)`, the out_backprop `Conv2D(d, filter)`; the sizes get none.
+fn conv2d_backprop_input_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, filter, dy) = (ctx.grad0()?, ctx.input(1), ctx.input(2));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, &["strides", "padding", "data_format", "dilations"]);
+    let fs = super::util::shape_of(&filter)?;
+    let df = op(g, "Conv2DBackpropFilter", &[&d, &fs, &dy], &attrs)?;
+    let ddy = op(g, "Conv2D", &[&d, &filter], &attrs)?;
+    Ok(vec![None, Some(df), Some(ddy)])
+}
+
+/// Conv2DBackpropFilter (TensorFlow's `_Conv2DBackpropFilterGrad`).
+fn conv2d_backprop_filter_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, dy) = (ctx.grad0()?, ctx.input(0), ctx.input(2));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, &["strides", "padding", "data_format", "dilations"]);
+    let xs = super::util::shape_of(&x)?;
+    let dx = op(g, "Conv2DBackpropInput", &[&xs, &d, &dy], &attrs)?;
+    let ddy = op(g, "Conv2D", &[&x, &d], &attrs)?;
+    Ok(vec![Some(dx), None, Some(ddy)])
+}
+
+const DEPTHWISE_ATTRS: &[&str] = &[
+    "strides",
+    "padding",
+    "explicit_paddings",
+    "data_format",
+    "dilations",
+];
+
+/// DepthwiseConv2dNative (TensorFlow's `_DepthwiseConv2dNativeGrad`).
+fn depthwise_conv2d_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, filter) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, DEPTHWISE_ATTRS);
+    let xs = super::util::shape_of(&x)?;
+    let fs = super::util::shape_of(&filter)?;
+    let dx = op(
+        g,
+        "DepthwiseConv2dNativeBackpropInput",
+        &[&xs, &filter, &d],
+        &attrs,
+    )?;
+    let df = op(
+        g,
+        "DepthwiseConv2dNativeBackpropFilter",
+        &[&x, &fs, &d],
+        &attrs,
+    )?;
+    Ok(vec![Some(dx), Some(df)])
+}
+
+/// DepthwiseConv2dNativeBackpropInput (TensorFlow's
+/// `_DepthwiseConv2dNativeBackpropInputGrad`).
+fn depthwise_backprop_input_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, filter, dy) = (ctx.grad0()?, ctx.input(1), ctx.input(2));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, DEPTHWISE_ATTRS);
+    let fs = super::util::shape_of(&filter)?;
+    let df = op(
+        g,
+        "DepthwiseConv2dNativeBackpropFilter",
+        &[&d, &fs, &dy],
+        &attrs,
+    )?;
+    let ddy = op(g, "DepthwiseConv2dNative", &[&d, &filter], &attrs)?;
+    Ok(vec![None, Some(df), Some(ddy)])
+}
+
+/// DepthwiseConv2dNativeBackpropFilter (TensorFlow's
+/// `_DepthwiseConv2dNativeBackpropFilterGrad`).
+fn depthwise_backprop_filter_grad(ctx: &GradContext<'_>) -> Grads {
+    let (d, x, dy) = (ctx.grad0()?, ctx.input(0), ctx.input(2));
+    let g = ctx.graph();
+    let attrs = config_attrs(ctx, DEPTHWISE_ATTRS);
+    let xs = super::util::shape_of(&x)?;
+    let dx = op(
+        g,
+        "DepthwiseConv2dNativeBackpropInput",
+        &[&xs, &d, &dy],
+        &attrs,
+    )?;
+    let ddy = op(g, "DepthwiseConv2dNative", &[&x, &d], &attrs)?;
+    Ok(vec![Some(dx), None, Some(ddy)])
+}
+
 fn max_pool_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
     let attrs = config_attrs(ctx, &["ksize", "strides", "padding", "data_format"]);
@@ -316,6 +404,17 @@ pub(super) fn register() {
     register_gradient("L2Loss", l2_loss_grad);
     register_gradient("Dropout", dropout_grad);
     register_gradient("Conv2D", conv2d_grad);
+    register_gradient("Conv2DBackpropInput", conv2d_backprop_input_grad);
+    register_gradient("Conv2DBackpropFilter", conv2d_backprop_filter_grad);
+    register_gradient("DepthwiseConv2dNative", depthwise_conv2d_grad);
+    register_gradient(
+        "DepthwiseConv2dNativeBackpropInput",
+        depthwise_backprop_input_grad,
+    );
+    register_gradient(
+        "DepthwiseConv2dNativeBackpropFilter",
+        depthwise_backprop_filter_grad,
+    );
     register_gradient("MaxPool", max_pool_grad);
     register_gradient("AvgPool", avg_pool_grad);
     register_gradient("AvgPoolGrad", avg_pool_grad_grad);

@@ -12,6 +12,7 @@ mod metrics;
 mod minimize;
 mod monitored_session;
 mod moving_averages;
+mod nn_extras_grad;
 mod optimizers;
 mod optimizers_learning_rate;
 mod queue_runner;
