@@ -100,7 +100,15 @@ pub mod prelude {
         square, squared_difference, sub, tanh, truediv, where_, Axes, MatMul, MathExt, Reduce,
         Scan,
     };
+    pub use weir_ops::math::{
+        clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm, sparse_segment_mean,
+        sparse_segment_sqrt_n, sparse_segment_sum,
+    };
     pub use weir_ops::nn;
+    pub use weir_ops::nn::{
+        conv2d_transpose, depthwise_conv2d, embedding_lookup, embedding_lookup_sparse,
+        l2_normalize, separable_conv2d,
+    };
     pub use weir_ops::parsing::{
         decode_csv, decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
         parse_tensor, serialize_tensor, DecodeCsv, DecodeRaw, Features, FixedLenFeature,
