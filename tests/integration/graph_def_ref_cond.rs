@@ -36,14 +36,14 @@ fn check_runs(g: &Graph) -> Result<()> {
     for run in want["runs"].as_array().unwrap() {
         let out = sess.run(
             &RunArgs::new()
-                .feed(&t("training:0"), run["training"].as_bool().unwrap())
-                .fetch(&t("out:0")),
+                .feed(t("training:0"), run["training"].as_bool().unwrap())
+                .fetch(t("out:0")),
         )?;
         assert_eq!(out[0].to_vec::<f32>()?, f32s(&run["out"]), "{run}");
         let vars = sess.run(
             &RunArgs::new()
-                .fetch(&t("avg/read:0"))
-                .fetch(&t("count/read:0")),
+                .fetch(t("avg/read:0"))
+                .fetch(t("count/read:0")),
         )?;
         assert_eq!(vars[0].to_vec::<f32>()?, f32s(&run["avg"]), "{run}");
         assert_eq!(
