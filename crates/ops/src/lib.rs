@@ -28,6 +28,7 @@ pub mod image;
 pub mod init_ops;
 pub mod intra_op;
 pub mod io;
+pub mod linalg;
 pub mod logging;
 pub mod lookup;
 pub mod math;
@@ -62,6 +63,7 @@ pub fn register_all_ops() {
         training::register_all_ops();
         summary::register_all_ops();
         image::register_all_ops();
+        linalg::register_all_ops();
         random::register_all_ops();
         sparse::register_all_ops();
         string::register_all_ops();

@@ -4,6 +4,8 @@
 //!
 //! Ops that only change a shape share the input's buffer; copies move contiguous runs.
 
+mod bincount;
+mod binning;
 mod check_numerics;
 mod constant;
 mod fill;
@@ -11,57 +13,77 @@ mod gather;
 mod grad_support;
 mod identity;
 mod interleave_u8;
+mod lin_space;
 mod mask;
 mod placeholder;
 mod reshape;
+mod roll;
+pub(crate) mod scatter_apply;
 mod scatter_nd;
 mod shape_n;
 pub(crate) mod shape_util;
 mod slice;
 mod slice_items;
+mod space_depth;
 mod split;
 pub(crate) mod stack;
 mod strided_slice;
+pub(crate) mod tensor_scatter;
 mod tile_pad;
 mod transpose;
+mod unique_with_counts;
 
+pub use bincount::{bincount, Bincount};
+pub use binning::{bucketize, histogram_fixed_width, HistogramFixedWidth};
 pub use check_numerics::check_numerics;
 pub use constant::{constant, constant_named};
 pub use fill::{fill, one_hot, ones, ones_like, zeros, zeros_like, OneHot};
 pub use gather::{gather, gather_batched, gather_nd};
 pub use grad_support::{broadcast_to, invert_permutation, stop_gradient};
 pub use identity::{identity, identity_n, identity_named};
+pub use lin_space::lin_space;
 pub use mask::{boolean_mask, sequence_mask, unique, unique_typed, where_indices, SequenceMask};
 pub use placeholder::{placeholder, placeholder_not_fed, placeholder_with_default, Placeholder};
 pub use reshape::{expand_dims, rank, reshape, shape, shape_typed, size, squeeze};
+pub use roll::roll;
 pub(crate) use scatter_nd::alloc_filled;
 pub use scatter_nd::scatter_nd;
 pub use shape_util::IndexArg;
 pub use slice::slice;
 pub use slice_items::{stepped, strided_slice_items, ArrayExt, SliceItem, ELLIPSIS, NEW_AXIS};
+pub use space_depth::{depth_to_space, space_to_depth};
 pub use split::{split, split_v};
 pub use stack::{concat, stack, unstack};
 pub use strided_slice::{strided_slice, StridedSlice};
+pub use tensor_scatter::{tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update};
 pub use tile_pad::{pad, tile, Pad, PadMode};
 pub use transpose::{reverse, transpose, transpose_default};
+pub use unique_with_counts::{unique_with_counts, unique_with_counts_typed};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
+    bincount::register();
+    binning::register();
     check_numerics::register();
     constant::register();
     fill::register();
     gather::register();
     grad_support::register();
     identity::register();
+    lin_space::register();
     mask::register();
     placeholder::register();
     reshape::register();
+    roll::register();
     scatter_nd::register();
     shape_n::register();
     slice::register();
+    space_depth::register();
     split::register();
     stack::register();
     strided_slice::register();
+    tensor_scatter::register();
     tile_pad::register();
     transpose::register();
+    unique_with_counts::register();
 }

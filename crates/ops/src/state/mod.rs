@@ -6,6 +6,7 @@
 mod initializers;
 mod kernels;
 mod resource_variables;
+mod scatter;
 mod variable;
 mod variable_proto;
 
@@ -15,10 +16,18 @@ pub use initializers::{
     variables_initializer,
 };
 pub use kernels::VariableResource;
+pub use scatter::{
+    resource_scatter, resource_scatter_add, resource_scatter_div, resource_scatter_max,
+    resource_scatter_min, resource_scatter_mul, resource_scatter_nd_add, resource_scatter_nd_sub,
+    resource_scatter_nd_update, resource_scatter_sub, resource_scatter_update, scatter_add,
+    scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub,
+    scatter_nd_update, scatter_sub, scatter_update,
+};
 pub use variable::{Variable, VariableBuilder};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     kernels::register();
     resource_variables::register();
+    scatter::register();
 }

@@ -36,6 +36,7 @@ mod lookup_vocab;
 mod math_cast_select;
 mod math_elementwise;
 mod math_reduce;
+mod more_ops;
 mod nn;
 mod nn_batch_norm;
 mod nn_conv;

@@ -9,9 +9,11 @@
 mod array_grad;
 pub mod check;
 mod control_flow_grad;
+mod linalg_grad;
 mod math_grad;
 mod nn_grad;
 mod registry;
+mod scatter_grad;
 mod tensor_array_grad;
 mod util;
 mod while_grad;
@@ -62,6 +64,8 @@ fn register_all() {
         nn_grad::register();
         control_flow_grad::register();
         tensor_array_grad::register();
+        linalg_grad::register();
+        scatter_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

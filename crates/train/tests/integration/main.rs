@@ -11,6 +11,7 @@ mod meta_graph;
 mod metrics;
 mod minimize;
 mod monitored_session;
+mod more_ops_grad;
 mod moving_averages;
 mod nn_extras_grad;
 mod optimizers;
