@@ -53,6 +53,11 @@ pub mod prelude {
         Tensor,
     };
     pub use weir_ops::array::{
+        bincount, bucketize, depth_to_space, histogram_fixed_width, lin_space, roll,
+        space_to_depth, tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
+        unique_with_counts, Bincount, HistogramFixedWidth,
+    };
+    pub use weir_ops::array::{
         boolean_mask, check_numerics, concat, constant, constant_named, expand_dims, fill, gather,
         gather_nd, identity, identity_n, one_hot, ones, ones_like, pad, placeholder,
         placeholder_with_default, rank, reshape, reverse, scatter_nd, sequence_mask, shape, size,
@@ -82,6 +87,11 @@ pub mod prelude {
         read_file, tf_record_iterator, write_file, Compression, FixedLengthRecordReader,
         IdentityReader, Reader, TextLineReader, TfRecordOptions, TfRecordReader, TfRecordWriter,
         WholeFileReader,
+    };
+    pub use weir_ops::linalg;
+    pub use weir_ops::linalg::{
+        cholesky, diag, diag_part, einsum, matrix_band_part, matrix_determinant, matrix_inverse,
+        matrix_triangular_solve, MatrixDiag,
     };
     pub use weir_ops::logging::{print, Print};
     pub use weir_ops::lookup::{
@@ -126,6 +136,10 @@ pub mod prelude {
         global_variables, global_variables_initializer, local_variables,
         local_variables_initializer, report_uninitialized_variables, trainable_variables,
         variables_initializer, Variable,
+    };
+    pub use weir_ops::state::{
+        scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
+        scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update,
     };
     pub use weir_ops::string::{
         as_string, decode_base64, encode_base64, regex_full_match, string_join, string_length,
