@@ -393,3 +393,87 @@ fn a_tensorflow_1_sharded_saver_saves_through_its_own_subgraph() {
 fn a_tensorflow_2_traced_save_function_saves_here() {
     save_through_the_imported_saver("tf2_module");
 }
+
+/// A `tf.layers` model whose batch normalization takes a training tensor (so its moving
+/// averages are assigned inside conds, through TensorFlow's RefSwitch forms) trains a few
+/// steps, exports, and serves the same inference outputs from the loaded directory.
+#[test]
+fn a_batch_normalized_layers_model_round_trips_through_a_saved_model() {
+    use weir_train::layers::{BatchNormalization, Dense};
+    use weir_train::{AdamOptimizer, Optimizer};
+    let export = temp_dir("layers");
+    let g = Graph::new();
+    g.set_random_seed(3);
+    let x = Placeholder::new(DType::F32)
+        .shape(weir_graph::Shape::new(vec![None, Some(3)]))
+        .name("x")
+        .build(&g)
+        .unwrap();
+    let training = g
+        .new_operation("PlaceholderWithDefault")
+        .name("training")
+        .input(constant(&g, false).unwrap())
+        .attr("dtype", DType::Bool)
+        .attr("shape", weir_graph::Shape::scalar())
+        .build()
+        .unwrap()
+        .output(0)
+        .unwrap();
+    let h = Dense::new(4).apply(&x).unwrap();
+    let h = BatchNormalization::new().apply(&h, &training).unwrap();
+    let y = Dense::new(2).apply(&h).unwrap();
+    let loss = weir_ops::math::Reduce::mean()
+        .build(weir_ops::math::square(&y).unwrap())
+        .unwrap();
+    let updates: Vec<weir_graph::Operation> = g
+        .get_collection(graph_keys::UPDATE_OPS)
+        .into_iter()
+        .filter_map(|item| match item {
+            weir_graph::CollectionItem::Operation(op) => Some(op),
+            weir_graph::CollectionItem::Output(o) => Some(o.op()),
+            weir_graph::CollectionItem::Object(_) => None,
+        })
+        .collect();
+    assert!(!updates.is_empty());
+    let train = {
+        let _d = g.control_dependencies(&updates).unwrap();
+        AdamOptimizer::new(0.05)
+            .minimize(&loss, None, None)
+            .unwrap()
+    };
+    let sess = Session::new(&g).unwrap();
+    sess.run_target(&global_variables_initializer(&g).unwrap())
+        .unwrap();
+    for _ in 0..3 {
+        sess.run(
+            &RunArgs::new()
+                .feed(&x, x_batch())
+                .feed(&training, true)
+                .target(&train),
+        )
+        .unwrap();
+    }
+    let want = sess
+        .run(&RunArgs::new().feed(&x, x_batch()).fetch(&y))
+        .unwrap()
+        .remove(0)
+        .to_vec::<f32>()
+        .unwrap();
+    let def = g.as_graph_def(false).unwrap();
+    assert!(def.node.iter().any(|n| n.op == "RefSwitch"));
+    simple_save(
+        &sess,
+        &export,
+        &[("x", x.clone())],
+        &[("y", y.clone())],
+        None,
+    )
+    .unwrap();
+    let g2 = Graph::new();
+    let sess2 = Session::new(&g2).unwrap();
+    let meta = load(&sess2, &[tag_constants::SERVING], &export).unwrap();
+    let got = serve(&sess2, &g2, &meta, None, &[("x", x_batch())]);
+    let want: Vec<f64> = want.into_iter().map(f64::from).collect();
+    assert_eq!(got[0].1, want);
+    std::fs::remove_dir_all(&export).ok();
+}
