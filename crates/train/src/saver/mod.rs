@@ -105,7 +105,27 @@ impl Saver {
         Saver::build_named(graph, names, vars)
     }
 
+    /// `tf.train.Saver(sharded=True)` of every global variable: each save writes the shard of
+    /// the variables to a temporary `<path>_temp/part-00000-of-00001` and merges it into the
+    /// checkpoint (`ShardedFilename`, `MergeV2Checkpoints`), as TensorFlow's sharded savers do
+    /// (`MonitoredTrainingSession`'s and `SavedModelBuilder`'s); the files written are the same
+    /// as an unsharded save's. weir keeps every variable on one device, so there is one shard.
+    pub fn sharded(graph: &Graph) -> Result<Saver> {
+        let vars = global_variables(graph)?;
+        let names = vars.iter().map(Variable::name).collect();
+        Saver::build_with(graph, names, &vars, true)
+    }
+
     fn build_named(graph: &Graph, names: Vec<String>, vars: &[Variable]) -> Result<Saver> {
+        Saver::build_with(graph, names, vars, false)
+    }
+
+    fn build_with(
+        graph: &Graph,
+        names: Vec<String>,
+        vars: &[Variable],
+        sharded: bool,
+    ) -> Result<Saver> {
         if vars.is_empty() {
             return Err(Error::invalid_argument("No variables to save"));
         }
@@ -131,6 +151,44 @@ impl Saver {
         let _scope = graph.name_scope("save");
         let filename = weir_ops::array::constant_named(graph, "model", "Const")?;
         let empty = vec![String::new(); names.len()];
+        weir_ops::register_all_ops();
+        // A sharded save writes its shard under a temporary name first (TensorFlow's suffix
+        // is `.part` for S3 paths, `_temp/part` elsewhere).
+        let shard_file = if sharded {
+            let is_s3 = graph
+                .new_operation("StaticRegexFullMatch")
+                .name("StaticRegexFullMatch")
+                .input(&filename)
+                .attr("pattern", "^s3://.*")
+                .build()?
+                .output(0)?;
+            let part = weir_ops::array::constant_named(graph, ".part", "Const_1")?;
+            let temp = weir_ops::array::constant_named(graph, "_temp/part", "Const_2")?;
+            let suffix = weir_ops::math::select(&is_s3, &part, &temp)?;
+            let joined = graph
+                .new_operation("StringJoin")
+                .name("StringJoin")
+                .inputs([filename.clone(), suffix])
+                .attr("N", 2i64)
+                .attr("separator", "")
+                .build()?
+                .output(0)?;
+            let num_shards = weir_ops::array::constant_named(graph, 1i32, "num_shards")?;
+            let shard = {
+                let _s = graph.name_scope("ShardedFilename");
+                weir_ops::array::constant_named(graph, 0i32, "shard")?
+            };
+            graph
+                .new_operation("ShardedFilename")
+                .name("ShardedFilename")
+                .input(joined)
+                .input(shard)
+                .input(num_shards)
+                .build()?
+                .output(0)?
+        } else {
+            filename.clone()
+        };
         let save_op = {
             let _s = graph.name_scope("SaveV2");
             let tn = weir_ops::array::constant_named(
@@ -145,16 +203,44 @@ impl Saver {
             )?;
             let values: Vec<Output> = vars.iter().map(Variable::value).collect();
             drop(_s);
-            weir_ops::training::save_v2(&filename, tn, ss, &values, "SaveV2")?
+            weir_ops::training::save_v2(&shard_file, tn, ss, &values, "SaveV2")?
         };
-        weir_ops::register_all_ops();
-        let save = graph
+        let written = graph
             .new_operation("Identity")
             .name("control_dependency")
-            .input(&filename)
+            .input(&shard_file)
             .control_input(&save_op)
-            .build()?
-            .output(0)?;
+            .build()?;
+        let save = if sharded {
+            let prefixes = {
+                let _s = graph.name_scope("MergeV2Checkpoints");
+                graph
+                    .new_operation("Pack")
+                    .name("checkpoint_prefixes")
+                    .inputs([shard_file.clone()])
+                    .attr("N", 1i64)
+                    .attr("axis", 0i64)
+                    .control_input(&written)
+                    .build()?
+                    .output(0)?
+            };
+            let merge = graph
+                .new_operation("MergeV2Checkpoints")
+                .name("MergeV2Checkpoints")
+                .input(prefixes)
+                .input(&filename)
+                .build()?;
+            graph
+                .new_operation("Identity")
+                .name("Identity")
+                .input(&filename)
+                .control_input(&merge)
+                .control_input(&written)
+                .build()?
+                .output(0)?
+        } else {
+            written.output(0)?
+        };
         let restored = {
             let _s = graph.name_scope("RestoreV2");
             let tn = weir_ops::array::constant_named(graph, Tensor::from(names), "tensor_names")?;
@@ -176,13 +262,18 @@ impl Saver {
                     .build()?,
             );
         }
-        let restore = weir_ops::control_flow::group(graph, &assigns, Some("restore_all"))?;
+        let restore = if sharded {
+            let shard = weir_ops::control_flow::group(graph, &assigns, Some("restore_shard"))?;
+            weir_ops::control_flow::group(graph, &[shard], Some("restore_all"))?
+        } else {
+            weir_ops::control_flow::group(graph, &assigns, Some("restore_all"))?
+        };
         Ok(Saver {
             filename,
             save,
             restore,
             max_to_keep: 5,
-            sharded: false,
+            sharded,
             last: Mutex::new(Vec::new()),
         })
     }

@@ -382,3 +382,51 @@ fn checkpoints_of_earlier_weir_versions_still_restore() -> Result<()> {
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
 }
+
+#[test]
+fn a_sharded_saver_writes_the_same_checkpoint_through_a_merged_shard() -> Result<()> {
+    let dir = temp_dir("sharded");
+    let g = Graph::new();
+    let m = build_model(&g)?;
+    let sharded = Saver::sharded(&g)?;
+    let plain = Saver::new(&g)?;
+    let sess = Session::new(&g)?;
+    sess.run_target(&global_variables_initializer(&g)?)?;
+    sess.run_target(&m.train)?;
+    let def = sharded.as_saver_def();
+    assert!(def.sharded);
+    assert_eq!(def.save_tensor_name, "save/Identity:0");
+    assert_eq!(def.restore_op_name, "save/restore_all");
+    let a = sharded.save(&sess, dir.join("sharded").to_str().unwrap(), Some(1))?;
+    let b = plain.save(&sess, dir.join("plain").to_str().unwrap(), Some(1))?;
+    // The shard went to sharded-1_temp/part-00000-of-00001 and was merged: nothing is left of it.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("sharded"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "sharded-1.data-00000-of-00001",
+            "sharded-1.index",
+            "sharded-1.meta"
+        ]
+    );
+    for ext in [".index", ".data-00000-of-00001"] {
+        assert!(
+            std::fs::read(format!("{a}{ext}")).unwrap()
+                == std::fs::read(format!("{b}{ext}")).unwrap(),
+            "{ext} differs from the unsharded save's"
+        );
+    }
+    // It restores through its restore_shard / restore_all ops.
+    let sess2 = Session::new(&g)?;
+    sharded.restore(&sess2, &a)?;
+    assert_eq!(sess2.eval(&m.step)?.to_scalar::<i64>()?, 1);
+    assert_eq!(sess2.eval(&m.b)?.to_vec::<f64>()?, vec![0.0]);
+    assert_eq!(sess2.eval(&m.w)?.to_vec::<f32>()?, vec![0.5, 1.5, 2.5, 3.5]);
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
+}
