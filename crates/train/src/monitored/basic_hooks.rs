@@ -210,7 +210,7 @@ impl SessionRunHook for CheckpointSaverHook {
         self.global_step = Some(global_step_read(graph, "CheckpointSaverHook")?);
         self.writer = Some(SummaryWriterCache::get(&self.dir)?);
         if let SaverSource::Default(s) = &mut self.saver {
-            *s = Some(Arc::new(Saver::new(graph)?));
+            *s = Some(Arc::new(Saver::sharded(graph)?));
         }
         Ok(())
     }

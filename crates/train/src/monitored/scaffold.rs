@@ -108,7 +108,7 @@ impl Scaffold {
         let saver = match &p.saver {
             Some(s) => Some(s.clone()),
             None if global_variables(graph)?.is_empty() => None,
-            None => Some(Arc::new(Saver::new(graph)?)),
+            None => Some(Arc::new(Saver::sharded(graph)?)),
         };
         let summary_op = match &p.summary_op {
             Some(op) => Some(op.clone()),

@@ -18,7 +18,8 @@ use crate::{ExportMetaGraph, SaveArgs, Saver};
 
 /// The arguments of `add_meta_graph_and_variables` / `add_meta_graph` besides the session
 /// and tags: `signature_def_map`, `assets_collection`, `main_op` (or `legacy_init_op`) and
-/// `saver`.
+/// `saver` (by default a new sharded saver of the global variables, as TensorFlow's builder
+/// makes).
 #[derive(Default)]
 pub struct MetaGraphArgs<'a> {
     signatures: BTreeMap<String, SignatureDef>,
@@ -140,7 +141,7 @@ impl SavedModelBuilder {
             Some(s) => Some(s),
             None if global_variables(graph)?.is_empty() => None,
             None => {
-                own = Saver::new(graph)?;
+                own = Saver::sharded(graph)?;
                 Some(&own)
             }
         };
@@ -179,7 +180,7 @@ impl SavedModelBuilder {
             Some(s) => Some(s),
             None if global_variables(graph)?.is_empty() => None,
             None => {
-                own = Saver::new(graph)?;
+                own = Saver::sharded(graph)?;
                 Some(&own)
             }
         };
