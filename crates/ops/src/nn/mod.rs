@@ -26,12 +26,14 @@
 mod activations;
 mod avg_pool;
 mod bias_add;
+mod candidate_sampling;
 mod conv;
 mod conv_composites;
 mod depthwise_conv;
 mod depthwise_kernels;
 mod dropout;
 mod embedding;
+mod fixed_unigram;
 mod fused_batch_norm;
 mod fused_batch_norm_grad;
 mod in_top_k;
@@ -41,6 +43,7 @@ mod moments;
 mod normalize;
 mod padding;
 mod pool;
+mod sampled_losses;
 mod softmax;
 mod top_k;
 mod unary_grad;
@@ -51,6 +54,10 @@ pub use activations::{
 };
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad};
+pub use candidate_sampling::{
+    compute_accidental_hits, log_uniform_candidate_sampler, uniform_candidate_sampler,
+    CandidateSamples,
+};
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
 pub use conv_composites::{conv2d_transpose, depthwise_conv2d, separable_conv2d};
 pub use depthwise_conv::{
@@ -61,6 +68,7 @@ pub use dropout::{dropout, dropout_grad, Dropout};
 pub use embedding::{
     embedding_lookup, embedding_lookup_sparse, EmbeddingLookup, EmbeddingLookupSparse,
 };
+pub use fixed_unigram::{fixed_unigram_candidate_sampler, FixedUnigramCandidateSampler};
 pub use fused_batch_norm::fused_batch_norm;
 pub use in_top_k::in_top_k;
 pub use losses::{
@@ -72,6 +80,7 @@ pub use moments::{batch_normalization, moments, Moments};
 pub use normalize::l2_normalize;
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
+pub use sampled_losses::{nce_loss, sampled_softmax_loss, SampledLoss};
 pub use softmax::{log_softmax, softmax};
 pub use top_k::{top_k, top_k_v2};
 
@@ -205,6 +214,7 @@ pub(crate) fn register_all_ops() {
     activations::register();
     avg_pool::register();
     bias_add::register();
+    candidate_sampling::register();
     conv::register();
     depthwise_conv::register();
     dropout::register();

@@ -53,6 +53,7 @@ mod queue_stress;
 mod queue_util;
 mod random;
 mod random_props;
+mod sampled;
 mod scatter_segment;
 mod serialize_tensor;
 mod sparse;

@@ -112,6 +112,10 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "TruncatedNormal",
     "RandomShuffle",
     "Multinomial",
+    "UniformCandidateSampler",
+    "LogUniformCandidateSampler",
+    "FixedUnigramCandidateSampler",
+    "ComputeAccidentalHits",
     "OneHot",
     "InTopKV2",
 ];

@@ -17,6 +17,7 @@ mod nn_extras_grad;
 mod optimizers;
 mod optimizers_learning_rate;
 mod queue_runner;
+mod sampled_grad;
 mod saved_model;
 mod saver;
 mod summary_file;
