@@ -116,8 +116,10 @@ pub mod prelude {
     };
     pub use weir_ops::nn;
     pub use weir_ops::nn::{
-        conv2d_transpose, depthwise_conv2d, embedding_lookup, embedding_lookup_sparse,
-        l2_normalize, separable_conv2d,
+        compute_accidental_hits, conv2d_transpose, depthwise_conv2d, embedding_lookup,
+        embedding_lookup_sparse, fixed_unigram_candidate_sampler, l2_normalize,
+        log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss, separable_conv2d,
+        uniform_candidate_sampler, CandidateSamples, FixedUnigramCandidateSampler, SampledLoss,
     };
     pub use weir_ops::parsing::{
         decode_csv, decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
