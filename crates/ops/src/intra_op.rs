@@ -4,7 +4,7 @@
 //! Why the helpers spin: on a virtual machine, waking an idle vCPU costs tens of microseconds,
 //! more than half of the 100-300 us products this pool exists for (an earlier trial that woke a
 //! sleeping rayon worker per product made training slower). So after taking part in a kernel, a
-//! helper stays awake for [`KEEP_AWAKE`], running the next split as soon as it is posted, and
+//! helper stays awake for `KEEP_AWAKE`, running the next split as soon as it is posted, and
 //! yields its core to any other runnable thread while it waits. The first split after a quiet
 //! spell runs on the caller alone and starts the helpers spinning for the next, unless it is
 //! work of a millisecond or more, which the helpers join as they wake.

@@ -8,7 +8,7 @@ use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Kernel, OpContext, OpDef, Output, Result, Tensor,
 };
 
-/// `tf.Print(input_, data, message, first_n, summarize)` with its options; see [`print`].
+/// `tf.Print(input_, data, message, first_n, summarize)` with its options; see [`print()`].
 #[derive(Clone, Debug)]
 pub struct Print {
     message: String,

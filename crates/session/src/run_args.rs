@@ -119,7 +119,7 @@ impl RunArgs {
         self
     }
 
-    /// Asks [`Session::run_with_metadata`](crate::Session::run_with_metadata) to record each
+    /// Asks [`Session::run_with_metadata`](crate::SessionHandle::run_with_metadata) to record each
     /// node's execution (`RunOptions(trace_level=...)`); plain `run` ignores it.
     pub fn trace_level(mut self, level: TraceLevel) -> RunArgs {
         self.trace_level = level;

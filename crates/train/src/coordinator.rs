@@ -274,7 +274,7 @@ impl Coordinator {
     /// `join(threads, stop_grace_period_secs)`: waits for the registered threads and
     /// `threads` until a stop is requested and they end, giving stragglers
     /// `stop_grace_period` after the stop. Returns the recorded error first; otherwise
-    /// Unknown "Coordinator stopped with threads still running: <names>" (TensorFlow raises a
+    /// Unknown `"Coordinator stopped with threads still running: <names>"` (TensorFlow raises a
     /// RuntimeError) if some did not end.
     pub fn join(&self, threads: &[CoordThread], stop_grace_period: Duration) -> Result<()> {
         self.join_with(threads, stop_grace_period, false)

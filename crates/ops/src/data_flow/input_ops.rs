@@ -88,7 +88,7 @@ pub fn gather_row(params: &Output, index: &Output, name: Option<&str>) -> Result
 }
 
 /// `x`, after asserting that it has at least one element; otherwise InvalidArgument
-/// "assertion failed: [message]" (TensorFlow's `Assert(size(x) > 0, [message])`).
+/// `"assertion failed: [message]"` (TensorFlow's `Assert(size(x) > 0, [message])`).
 pub fn assert_non_empty(x: &Output, message: &str, name: Option<&str>) -> Result<Output> {
     crate::new_op(&graph_of(x), "_AssertNonEmpty")
         .maybe_name(name)

@@ -362,7 +362,7 @@ impl SessionQueue {
     }
 
     /// `close(cancel_pending_enqueues)`. Without cancelling, the close waits behind pending
-    /// enqueues, and closing a closed queue is Cancelled "Queue '<name>' is already closed.".
+    /// enqueues, and closing a closed queue is Cancelled `"Queue '<name>' is already closed."`.
     /// With it, pending enqueues fail with Cancelled and the queue closes at once.
     pub fn close(
         &self,

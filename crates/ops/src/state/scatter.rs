@@ -84,7 +84,7 @@ fn ref_op(var: &Variable, op: &str, indices: Output, updates: Output) -> Result<
 /// `tf.scatter_update(ref, indices, updates)`: sets the rows `indices` of the variable (along
 /// its first dimension) to `updates` (shape `indices.shape + ref.shape[1:]`, or a scalar for
 /// every row) and returns the updated value; the last of repeated indices wins. An index
-/// outside `[0, ref.shape[0])` is InvalidArgument ("indices[1] = 7 is not in [0, 5)").
+/// outside `[0, ref.shape[0])` is InvalidArgument (`"indices[1] = 7 is not in [0, 5)"`).
 ///
 /// ```
 /// # use weir_graph::Graph;

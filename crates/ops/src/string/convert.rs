@@ -13,8 +13,8 @@ use super::{map_strings, same_shape, StringsBuilder};
 /// `tf.strings.to_number(string_tensor, out_type)`: parses each string as a float32, float64,
 /// int32 or int64. Surrounding whitespace is allowed; floats accept exponents, `inf`, `nan`
 /// and hex (`0x1p3`), and overflow to infinity; integers must be plain decimal and in range.
-/// Anything else fails with InvalidArgument "StringToNumberOp could not correctly convert
-/// string: <the string>".
+/// Anything else fails with InvalidArgument `"StringToNumberOp could not correctly convert
+/// string: <the string>"`.
 pub fn string_to_number(string_tensor: impl Into<Output>, out_type: DType) -> Result<Output> {
     let input = string_tensor.into();
     crate::new_op(input.graph(), "StringToNumber")

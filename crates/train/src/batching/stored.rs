@@ -45,7 +45,7 @@ pub(super) fn build_dict(spec: Spec) -> Result<BTreeMap<String, Output>> {
     Ok(keys.into_iter().zip(outs).collect())
 }
 
-/// What a batcher with SparseTensor inputs returns ([`Batch::build_all`]): one batch per dense
+/// What a batcher with SparseTensor inputs returns ([`Batch::build_all`](crate::Batch::build_all)): one batch per dense
 /// input, in order, and one sparse batch per SparseTensor input, in order.
 #[derive(Clone, Debug)]
 pub struct Batched {

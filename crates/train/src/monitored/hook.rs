@@ -9,8 +9,8 @@ use weir_session::{RunArgs, RunMetadata, SessionHandle, TraceLevel};
 
 use crate::Coordinator;
 
-/// `tf.train.SessionRunHook`: code run around every [`MonitoredSession::run`]
-/// (crate::MonitoredSession::run), with a say in when training stops.
+/// `tf.train.SessionRunHook`: code run around every
+/// [`MonitoredSession::run`](crate::MonitoredSession::run), with a say in when training stops.
 ///
 /// The calls, in TensorFlow's order: `begin` while the graph can still change; once the
 /// session exists and its variables are initialized or restored, `after_create_session`;

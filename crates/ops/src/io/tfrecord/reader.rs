@@ -46,7 +46,7 @@ pub struct RecordReader {
 }
 
 impl RecordReader {
-    /// Opens the file `path`; NotFound "<path>; No such file or directory" if it does not exist.
+    /// Opens the file `path`; NotFound `"<path>; No such file or directory"` if it does not exist.
     pub fn open(
         path: impl AsRef<Path>,
         options: impl Into<TfRecordOptions>,

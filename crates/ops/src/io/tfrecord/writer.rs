@@ -62,7 +62,7 @@ pub struct RecordWriter<W: Write> {
 pub type TfRecordWriter = RecordWriter<File>;
 
 impl RecordWriter<File> {
-    /// Creates (or truncates) the file `path`; NotFound "<path>; No such file or directory" when
+    /// Creates (or truncates) the file `path`; NotFound `"<path>; No such file or directory"` when
     /// its directory does not exist.
     pub fn create(
         path: impl AsRef<Path>,
