@@ -226,18 +226,26 @@ fn forward<T: NnFloat + LinalgScalar>(a: ConvAttrs, x: &Tensor, f: &Tensor) -> R
     Tensor::from_vec(&[w.n, w.oh, w.ow, out_c], out)
 }
 
-fn sizes_of(t: &Tensor, what: &str) -> Result<Vec<usize>> {
+/// A backprop op's int32 or int64 sizes input as 4 dims; `bad` words the error for sizes that
+/// are not 4 non-negative dims (each op has its own message).
+pub(super) fn four_sizes(t: &Tensor, bad: impl FnOnce(&[i64]) -> Error) -> Result<Vec<usize>> {
     let v: Vec<i64> = match t.dtype() {
         DType::I32 => t.as_slice::<i32>()?.iter().map(|&v| v as i64).collect(),
         _ => t.to_vec::<i64>()?,
     };
     if v.len() != 4 || v.iter().any(|&d| d < 0) {
-        return Err(Error::invalid_argument(format!(
-            "Conv2DBackprop{what}: {} sizes must be 4 non-negative dims, got {v:?}",
-            what.to_lowercase()
-        )));
+        return Err(bad(&v));
     }
     Ok(v.into_iter().map(|d| d as usize).collect())
+}
+
+fn sizes_of(t: &Tensor, what: &str) -> Result<Vec<usize>> {
+    four_sizes(t, |v| {
+        Error::invalid_argument(format!(
+            "Conv2DBackprop{what}: {} sizes must be 4 non-negative dims, got {v:?}",
+            what.to_lowercase()
+        ))
+    })
 }
 
 fn check_out_backprop(w: &Window, out_c: usize, dy: &Tensor) -> Result<()> {

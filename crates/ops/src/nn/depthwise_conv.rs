@@ -210,16 +210,11 @@ fn sizes_of(t: &Tensor, op: &str, what: &str) -> Result<Vec<usize>> {
             t.rank()
         )));
     }
-    let v: Vec<i64> = match t.dtype() {
-        DType::I32 => t.as_slice::<i32>()?.iter().map(|&v| v as i64).collect(),
-        _ => t.to_vec::<i64>()?,
-    };
-    if v.len() != 4 || v.iter().any(|&d| d < 0) {
-        return Err(Error::invalid_argument(format!(
+    super::conv::four_sizes(t, |v| {
+        Error::invalid_argument(format!(
             "{op}: {what} must be 4 non-negative dims, got {v:?}"
-        )));
-    }
-    Ok(v.into_iter().map(|d| d as usize).collect())
+        ))
+    })
 }
 
 fn check_out_backprop(g: &Geom, dy: &Tensor, op: &str) -> Result<()> {
