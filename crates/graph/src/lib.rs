@@ -10,6 +10,7 @@ mod cancellation;
 mod dtype;
 mod error;
 pub mod frames;
+mod function;
 mod graph;
 pub mod graph_def;
 mod kernel;
@@ -26,6 +27,7 @@ pub use bytes::Bytes;
 pub use cancellation::{deadline_exceeded, CancelRegistration, CancellationToken, Monitor};
 pub use dtype::DType;
 pub use error::{Code, Error, NodeContext, Result};
+pub use function::{FunctionRuntime, GraphFunction};
 pub use graph::{
     graph_keys, CollectionItem, ControlDependencies, ControlFlowContext, ControlFlowGuard, Graph,
     InitScope, NameScope, OpBuilder, DEFAULT_GRAPH_SEED,

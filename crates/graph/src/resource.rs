@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::{Error, Result};
+use crate::{Error, FunctionRuntime, Result};
 
 /// Upcasts to `Any` so a shared resource can be downcast to its concrete type.
 pub trait AsAny: Any + Send + Sync {
@@ -172,6 +172,8 @@ fn short_type_name<T>() -> &'static str {
 #[derive(Default)]
 pub struct ResourceManager {
     resources: Mutex<HashMap<(String, String), Arc<dyn Resource>>>,
+    /// The session's way to run functions of its graph, set once when the session starts.
+    functions: std::sync::OnceLock<Arc<dyn FunctionRuntime>>,
 }
 
 impl ResourceManager {
@@ -226,6 +228,20 @@ impl ResourceManager {
     /// Drops every resource of `container` (TensorFlow's `Session.reset` of a container).
     pub fn clear_container(&self, container: &str) {
         self.resources.lock().retain(|(c, _), _| c != container);
+    }
+
+    /// Sets the runtime kernels use to call functions of the session's graph; only the first
+    /// call has an effect.
+    pub fn set_function_runtime(&self, runtime: Arc<dyn FunctionRuntime>) {
+        let _ = self.functions.set(runtime);
+    }
+
+    /// The runtime that calls functions of the session's graph; FailedPrecondition outside a
+    /// session (a kernel run by hand).
+    pub fn function_runtime(&self) -> Result<&Arc<dyn FunctionRuntime>> {
+        self.functions.get().ok_or_else(|| {
+            Error::failed_precondition("Functions of the graph can only be called in a session")
+        })
     }
 
     /// The number of resources held.

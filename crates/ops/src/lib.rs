@@ -23,6 +23,7 @@ use weir_graph::{Graph, OpBuilder};
 
 pub mod array;
 pub mod control_flow;
+pub mod data;
 pub mod data_flow;
 pub mod image;
 pub mod init_ops;
@@ -55,6 +56,7 @@ pub fn register_all_ops() {
         io::register_all_ops();
         logging::register_all_ops();
         lookup::register_all_ops();
+        data::register_all_ops();
         data_flow::register_all_ops();
         math::register_all_ops();
         nn::register_all_ops();

@@ -27,21 +27,20 @@ use crate::{RunArgs, SessionHandle};
 /// ```
 pub struct Callable {
     session: SessionHandle,
+    run: PreparedRun,
+}
+
+/// A run whose feeds and fetches are fixed, remembering its plan after the first call: what a
+/// [`Callable`] and a function of the graph called by a kernel share.
+pub(crate) struct PreparedRun {
     feeds: usize,
     template: RunArgs,
     /// The template once a run has found its plan, which its clones carry.
     primed: OnceLock<RunArgs>,
 }
 
-impl SessionHandle {
-    /// `sess.make_callable(fetches, feed_list)`: a [`Callable`] that runs the step fetching
-    /// `fetches` and running `targets`, feeding the tensors of `feed_list` in that order.
-    pub fn make_callable(
-        &self,
-        fetches: &[Output],
-        targets: &[Operation],
-        feed_list: &[Output],
-    ) -> Result<Callable> {
+impl PreparedRun {
+    pub(crate) fn new(fetches: &[Output], targets: &[Operation], feed_list: &[Output]) -> Self {
         let mut template = RunArgs::new();
         for f in feed_list {
             // Each call replaces the value; the key is what the plan needs.
@@ -53,19 +52,15 @@ impl SessionHandle {
         for t in targets {
             template = template.target(t);
         }
-        Ok(Callable {
-            session: self.clone(),
+        PreparedRun {
             feeds: feed_list.len(),
             template,
             primed: OnceLock::new(),
-        })
+        }
     }
-}
 
-impl Callable {
-    /// Runs the step with `feeds`, one value per tensor of the feed list, in order; returns
-    /// the fetched values in the order of the fetches.
-    pub fn call(&self, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+    /// Runs in `session` with `feeds`, one value per fed tensor, in order.
+    pub(crate) fn call(&self, session: &SessionHandle, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
         if feeds.len() != self.feeds {
             return Err(Error::invalid_argument(format!(
                 "The callable takes {} feed values, got {}",
@@ -77,7 +72,7 @@ impl Callable {
         for (i, v) in feeds.iter().enumerate() {
             args.set_feed_value(i, v.clone());
         }
-        let out = self.session.run(&args)?;
+        let out = session.run(&args)?;
         if self.primed.get().is_none() {
             // Keep the plan, not this call's values.
             for i in 0..self.feeds {
@@ -86,6 +81,30 @@ impl Callable {
             let _ = self.primed.set(args);
         }
         Ok(out)
+    }
+}
+
+impl SessionHandle {
+    /// `sess.make_callable(fetches, feed_list)`: a [`Callable`] that runs the step fetching
+    /// `fetches` and running `targets`, feeding the tensors of `feed_list` in that order.
+    pub fn make_callable(
+        &self,
+        fetches: &[Output],
+        targets: &[Operation],
+        feed_list: &[Output],
+    ) -> Result<Callable> {
+        Ok(Callable {
+            session: self.clone(),
+            run: PreparedRun::new(fetches, targets, feed_list),
+        })
+    }
+}
+
+impl Callable {
+    /// Runs the step with `feeds`, one value per tensor of the feed list, in order; returns
+    /// the fetched values in the order of the fetches.
+    pub fn call(&self, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.run.call(&self.session, feeds)
     }
 }
 

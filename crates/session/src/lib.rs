@@ -18,6 +18,7 @@
 
 mod callable;
 mod executor;
+mod functions;
 mod fusion;
 mod plan;
 mod run_args;

@@ -64,7 +64,7 @@ impl SessionOptions {
 
 static NEXT_SESSION_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-struct Inner {
+pub(crate) struct Inner {
     /// A process-unique id, so a `RunArgs` can remember which session its plan belongs to.
     id: u64,
     graph: Graph,
@@ -118,20 +118,24 @@ impl Session {
     pub fn with_options(graph: &Graph, options: SessionOptions) -> Result<Session> {
         weir_ops::register_all_ops();
         weir_ops::intra_op::request_threads(options.intra_op_threads);
+        let inner = Arc::new(Inner {
+            id: NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed),
+            graph: graph.clone(),
+            options,
+            resources: Arc::new(ResourceManager::new()),
+            close_token: CancellationToken::new(),
+            closed: AtomicBool::new(false),
+            plans: RwLock::new(HashMap::new()),
+            kernels: Mutex::new(HashMap::new()),
+            pool: OnceLock::new(),
+        });
+        inner
+            .resources
+            .set_function_runtime(Arc::new(crate::functions::SessionFunctions {
+                inner: Arc::downgrade(&inner),
+            }));
         Ok(Session {
-            handle: SessionHandle {
-                inner: Arc::new(Inner {
-                    id: NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed),
-                    graph: graph.clone(),
-                    options,
-                    resources: Arc::new(ResourceManager::new()),
-                    close_token: CancellationToken::new(),
-                    closed: AtomicBool::new(false),
-                    plans: RwLock::new(HashMap::new()),
-                    kernels: Mutex::new(HashMap::new()),
-                    pool: OnceLock::new(),
-                }),
-            },
+            handle: SessionHandle { inner },
         })
     }
 
@@ -142,6 +146,10 @@ impl Session {
 }
 
 impl SessionHandle {
+    pub(crate) fn from_inner(inner: Arc<Inner>) -> SessionHandle {
+        SessionHandle { inner }
+    }
+
     /// The graph this session runs.
     pub fn graph(&self) -> &Graph {
         &self.inner.graph

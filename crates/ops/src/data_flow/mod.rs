@@ -15,7 +15,7 @@ mod kernels;
 mod md5;
 mod op_defs;
 mod philox;
-mod pieces;
+pub(crate) mod pieces;
 mod queue;
 mod queue_builders;
 mod queue_handle;

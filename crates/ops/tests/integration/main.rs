@@ -7,6 +7,7 @@ mod parsing_support;
 mod array_index;
 mod array_shape;
 mod control_assert;
+mod data_core;
 mod debug_ops;
 mod dynamic_partition;
 mod dynamic_stitch;

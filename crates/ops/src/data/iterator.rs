@@ -1,0 +1,315 @@
+//! Iterators: the session resource that reads a dataset (`IteratorV2`, `OneShotIterator`),
+//! `MakeIterator` (an initializable iterator's initializer) and `IteratorGetNext`.
+
+use std::sync::OnceLock;
+
+use parking_lot::Mutex;
+use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::{
+    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
+    Resource, ResourceHandle, Result, Shape, Tensor,
+};
+
+use super::function::FunctionAttr;
+use super::{input_dataset, IteratorBase, IteratorContext};
+
+/// An iterator's state in a session: TensorFlow's `IteratorResource`.
+pub(crate) struct IteratorResource {
+    dtypes: Vec<DType>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// `None` until an initializer (or the one-shot factory) has run.
+    iterator: Option<Box<dyn IteratorBase>>,
+    /// Set once the iterator has returned its last element: later calls end at once.
+    ended: bool,
+}
+
+impl Resource for IteratorResource {
+    fn type_name(&self) -> &str {
+        "Iterator"
+    }
+}
+
+impl IteratorResource {
+    fn new(dtypes: Vec<DType>) -> Self {
+        IteratorResource {
+            dtypes,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Points the iterator at the start of `dataset`'s elements.
+    fn initialize(&self, iterator: Box<dyn IteratorBase>) {
+        *self.state.lock() = State {
+            iterator: Some(iterator),
+            ended: false,
+        };
+    }
+
+    fn is_initialized(&self) -> bool {
+        self.state.lock().iterator.is_some()
+    }
+
+    fn get_next(&self, ctx: &IteratorContext) -> Result<Vec<Tensor>> {
+        let mut st = self.state.lock();
+        if st.ended {
+            return Err(end_of_sequence());
+        }
+        let it = st.iterator.as_mut().ok_or_else(|| {
+            Error::failed_precondition(
+                "GetNext() failed because the iterator has not been initialized. Ensure that you \
+                 have run the initializer operation for this iterator before getting the next \
+                 element.",
+            )
+        })?;
+        match it.get_next(ctx)? {
+            Some(element) => {
+                if element.len() != self.dtypes.len()
+                    || element
+                        .iter()
+                        .zip(&self.dtypes)
+                        .any(|(t, &d)| t.dtype() != d)
+                {
+                    return Err(Error::invalid_argument(format!(
+                        "The dataset's element has dtypes [{}], not the iterator's [{}]",
+                        names(element.iter().map(|t| t.dtype())),
+                        names(self.dtypes.iter().copied())
+                    )));
+                }
+                Ok(element)
+            }
+            None => {
+                st.ended = true;
+                // The finished iterator may hold files and threads: let them go now.
+                st.iterator = Some(Box::new(Exhausted));
+                Err(end_of_sequence())
+            }
+        }
+    }
+}
+
+fn names(d: impl Iterator<Item = DType>) -> String {
+    d.map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn end_of_sequence() -> Error {
+    Error::out_of_range("End of sequence")
+}
+
+/// What an iterator holds once its dataset is done.
+struct Exhausted;
+
+impl IteratorBase for Exhausted {
+    fn get_next(&mut self, _ctx: &IteratorContext) -> Result<Option<super::Element>> {
+        Ok(None)
+    }
+}
+
+/// Finds or creates the iterator resource of `node` (named by its shared_name, or the node's
+/// name) and outputs its handle.
+fn iterator_handle(node_name: &str, node: &Node, ctx: &OpContext<'_>) -> Result<Tensor> {
+    let shared: String = node.attr("shared_name")?;
+    let container: String = node.attr("container")?;
+    let name = if shared.is_empty() {
+        node_name.to_string()
+    } else {
+        shared
+    };
+    let dtypes: Vec<DType> = node.attr("output_types")?;
+    let r = ctx
+        .resources()
+        .lookup_or_create_typed(&container, &name, || {
+            Ok(IteratorResource::new(dtypes.clone()))
+        })?;
+    if r.dtypes != dtypes {
+        return Err(Error::invalid_argument(format!(
+            "Shared iterator '{name}' has dtypes [{}], not [{}]",
+            names(r.dtypes.iter().copied()),
+            names(dtypes.iter().copied())
+        )));
+    }
+    Ok(Tensor::scalar(ResourceHandle::new(&container, &name, r)))
+}
+
+/// `IteratorV2`: an iterator that an initializer (`MakeIterator`) points at a dataset.
+struct IteratorKernel {
+    handle: OnceLock<Tensor>,
+}
+
+impl Kernel for IteratorKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(h) = self.handle.get() {
+            ctx.set_output(0, h.clone());
+            return Ok(());
+        }
+        let node = ctx.node();
+        let h = iterator_handle(node.name(), node, ctx)?;
+        ctx.set_output(0, self.handle.get_or_init(|| h).clone());
+        Ok(())
+    }
+
+    fn output_is_fixed(&self) -> bool {
+        true
+    }
+}
+
+/// `OneShotIterator`: an iterator that makes its dataset itself, on first use, by calling its
+/// dataset factory (TensorFlow's `dataset_factory` function).
+struct OneShotKernel {
+    factory: FunctionAttr,
+    handle: OnceLock<Tensor>,
+    /// Held while the factory runs, so two first runs make the dataset once.
+    init: Mutex<()>,
+}
+
+impl Kernel for OneShotKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(h) = self.handle.get() {
+            ctx.set_output(0, h.clone());
+            return Ok(());
+        }
+        let _once = self.init.lock();
+        if let Some(h) = self.handle.get() {
+            ctx.set_output(0, h.clone());
+            return Ok(());
+        }
+        let node = ctx.node();
+        let h = iterator_handle(node.name(), node, ctx)?;
+        let r = h.as_slice::<ResourceHandle>()?[0].get::<IteratorResource>()?;
+        if !r.is_initialized() {
+            let made = self.factory.get(ctx)?.call(&[])?;
+            let ds = made
+                .first()
+                .ok_or_else(|| Error::internal("The dataset factory returned nothing"))?;
+            let ds = ds.as_slice::<ResourceHandle>()?[0]
+                .get::<super::DatasetResource>()?
+                .0
+                .clone();
+            r.initialize(ds.make_iterator()?);
+        }
+        ctx.set_output(0, self.handle.get_or_init(|| h).clone());
+        Ok(())
+    }
+
+    fn output_is_fixed(&self) -> bool {
+        true
+    }
+}
+
+/// `MakeIterator(dataset, iterator)`: (re)starts the iterator at the dataset's first element.
+struct MakeIteratorKernel;
+
+impl Kernel for MakeIteratorKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let ds = input_dataset(ctx, 0)?;
+        let r = ctx.resource::<IteratorResource>(1)?;
+        if ds.output_dtypes() != r.dtypes.as_slice() {
+            return Err(Error::invalid_argument(format!(
+                "The dataset has dtypes [{}], not the iterator's [{}]",
+                names(ds.output_dtypes().iter().copied()),
+                names(r.dtypes.iter().copied())
+            )));
+        }
+        r.initialize(ds.make_iterator()?);
+        Ok(())
+    }
+}
+
+/// `IteratorGetNext(iterator)`: the next element's components.
+struct GetNextKernel;
+
+impl Kernel for GetNextKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let ictx = IteratorContext::of(ctx);
+        let element = ctx.resource::<IteratorResource>(0)?.get_next(&ictx)?;
+        for (i, t) in element.into_iter().enumerate() {
+            ctx.set_output(i, t);
+        }
+        Ok(())
+    }
+
+    /// Reading files, or waiting for a prefetching thread.
+    fn may_block(&self) -> bool {
+        true
+    }
+}
+
+fn resource_output(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    ctx.set_output(0, Shape::scalar());
+    Ok(())
+}
+
+fn element_shapes(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    let shapes: Vec<Shape> = ctx.attr("output_shapes")?;
+    for (i, s) in shapes.into_iter().enumerate().take(ctx.num_outputs()) {
+        ctx.set_output(i, s);
+    }
+    Ok(())
+}
+
+/// The attrs every iterator op has.
+pub(super) fn iterator_def(name: &str) -> OpDef {
+    OpDef::new(name)
+        .output("handle", ArgType::Fixed(DType::Resource))
+        .attr(
+            "shared_name",
+            AttrKind::Str,
+            Some(AttrValue::Str(String::new())),
+        )
+        .attr(
+            "container",
+            AttrKind::Str,
+            Some(AttrValue::Str(String::new())),
+        )
+        .attr("output_types", AttrKind::Types, None)
+        .attr("output_shapes", AttrKind::Shapes, None)
+        .stateful()
+        .shape_fn(resource_output)
+}
+
+pub(super) fn register() {
+    register_op(iterator_def("IteratorV2"));
+    register_kernel("IteratorV2", |_| {
+        Ok(Box::new(IteratorKernel {
+            handle: OnceLock::new(),
+        }))
+    });
+    register_op(
+        iterator_def("OneShotIterator")
+            .attr("dataset_factory_feeds", AttrKind::Strs, None)
+            .attr("dataset_factory_results", AttrKind::Strs, None),
+    );
+    register_kernel("OneShotIterator", |node| {
+        let factory = FunctionAttr::from_node(node, "dataset_factory")?;
+        if factory.num_results() != 1 {
+            return Err(Error::invalid_argument(
+                "A dataset factory returns one dataset",
+            ));
+        }
+        Ok(Box::new(OneShotKernel {
+            factory,
+            handle: OnceLock::new(),
+            init: Mutex::new(()),
+        }))
+    });
+    register_op(
+        OpDef::new("MakeIterator")
+            .input("dataset", ArgType::Fixed(DType::Resource))
+            .input("iterator", ArgType::Fixed(DType::Resource))
+            .stateful(),
+    );
+    register_kernel("MakeIterator", |_| Ok(Box::new(MakeIteratorKernel)));
+    register_op(
+        OpDef::new("IteratorGetNext")
+            .input("iterator", ArgType::Fixed(DType::Resource))
+            .output("components", ArgType::List("output_types"))
+            .attr("output_types", AttrKind::Types, None)
+            .attr("output_shapes", AttrKind::Shapes, None)
+            .stateful()
+            .shape_fn(element_shapes),
+    );
+    register_kernel("IteratorGetNext", |_| Ok(Box::new(GetNextKernel)));
+}

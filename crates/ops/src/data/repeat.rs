@@ -1,0 +1,169 @@
+//! `RepeatDataset` (`Dataset.repeat`), `SkipDataset` (`Dataset.skip`) and `TakeDataset`
+//! (`Dataset.take`).
+
+use std::sync::Arc;
+
+use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::{ArgType, DType, Kernel, OpContext, Result};
+
+use super::{
+    dataset_def, dataset_tensor, input_dataset, DatasetBase, Element, IteratorBase, IteratorContext,
+};
+
+/// `input` `count` times over (forever when `count` is negative).
+struct Repeat {
+    input: Arc<dyn DatasetBase>,
+    count: i64,
+}
+
+impl DatasetBase for Repeat {
+    fn output_dtypes(&self) -> &[DType] {
+        self.input.output_dtypes()
+    }
+
+    fn make_iterator(&self) -> Result<Box<dyn IteratorBase>> {
+        let current = if self.count == 0 {
+            None
+        } else {
+            Some(self.input.make_iterator()?)
+        };
+        Ok(Box::new(RepeatIter {
+            input: self.input.clone(),
+            current,
+            epochs_done: 0,
+            count: self.count,
+            seen_in_epoch: false,
+        }))
+    }
+}
+
+struct RepeatIter {
+    input: Arc<dyn DatasetBase>,
+    current: Option<Box<dyn IteratorBase>>,
+    epochs_done: i64,
+    count: i64,
+    seen_in_epoch: bool,
+}
+
+impl IteratorBase for RepeatIter {
+    fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
+        while let Some(it) = self.current.as_mut() {
+            if let Some(e) = it.get_next(ctx)? {
+                self.seen_in_epoch = true;
+                return Ok(Some(e));
+            }
+            self.epochs_done += 1;
+            // An empty input repeated forever would never yield: it ends, as in TensorFlow.
+            let more = self.seen_in_epoch && (self.count < 0 || self.epochs_done < self.count);
+            self.current = if more {
+                ctx.check()?;
+                Some(self.input.make_iterator()?)
+            } else {
+                None
+            };
+            self.seen_in_epoch = false;
+        }
+        Ok(None)
+    }
+}
+
+/// Skips (`skip`) or keeps only (`take`) the first `count` elements; a negative count skips or
+/// keeps them all.
+struct SkipTake {
+    input: Arc<dyn DatasetBase>,
+    count: i64,
+    take: bool,
+}
+
+impl DatasetBase for SkipTake {
+    fn output_dtypes(&self) -> &[DType] {
+        self.input.output_dtypes()
+    }
+
+    fn make_iterator(&self) -> Result<Box<dyn IteratorBase>> {
+        Ok(Box::new(SkipTakeIter {
+            input: Some(self.input.make_iterator()?),
+            count: self.count,
+            take: self.take,
+            done: 0,
+        }))
+    }
+}
+
+struct SkipTakeIter {
+    input: Option<Box<dyn IteratorBase>>,
+    count: i64,
+    take: bool,
+    done: i64,
+}
+
+impl IteratorBase for SkipTakeIter {
+    fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
+        let Some(input) = self.input.as_mut() else {
+            return Ok(None);
+        };
+        if self.take {
+            if self.count >= 0 && self.done >= self.count {
+                self.input = None;
+                return Ok(None);
+            }
+            self.done += 1;
+            return input.get_next(ctx);
+        }
+        while self.count < 0 || self.done < self.count {
+            if input.get_next(ctx)?.is_none() {
+                self.input = None;
+                return Ok(None);
+            }
+            self.done += 1;
+            if self.done % 1024 == 0 {
+                ctx.check()?;
+            }
+        }
+        input.get_next(ctx)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Repeat,
+    Skip,
+    Take,
+}
+
+struct CountKernel(Kind);
+
+impl Kernel for CountKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = input_dataset(ctx, 0)?;
+        let count = ctx.input(1).to_scalar::<i64>()?;
+        let ds: Arc<dyn DatasetBase> = match self.0 {
+            Kind::Repeat => Arc::new(Repeat { input, count }),
+            Kind::Skip => Arc::new(SkipTake {
+                input,
+                count,
+                take: false,
+            }),
+            Kind::Take => Arc::new(SkipTake {
+                input,
+                count,
+                take: true,
+            }),
+        };
+        ctx.set_output(0, dataset_tensor(ds));
+        Ok(())
+    }
+}
+
+pub(super) fn register() {
+    for op in ["RepeatDataset", "SkipDataset", "TakeDataset"] {
+        register_op(
+            dataset_def(op)
+                .input("input_dataset", ArgType::Fixed(DType::Resource))
+                .input("count", ArgType::Fixed(DType::I64)),
+        );
+    }
+    register_kernel("RepeatDataset", |_| Ok(Box::new(CountKernel(Kind::Repeat))));
+    register_kernel("SkipDataset", |_| Ok(Box::new(CountKernel(Kind::Skip))));
+    register_kernel("TakeDataset", |_| Ok(Box::new(CountKernel(Kind::Take))));
+}
