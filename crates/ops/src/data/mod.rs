@@ -32,10 +32,14 @@
 
 mod batch;
 mod builders;
+mod combine;
+mod files;
 mod function;
 mod iterator;
 mod map;
+mod parallel_map;
 mod repeat;
+mod shuffle;
 mod sources;
 
 use std::sync::Arc;
@@ -134,6 +138,10 @@ pub(crate) fn register_all_ops() {
     map::register();
     batch::register();
     repeat::register();
+    files::register();
+    shuffle::register();
+    parallel_map::register();
+    combine::register();
 }
 
 /// The signature every dataset op shares: a scalar handle out, and the element's
