@@ -332,6 +332,44 @@ impl Iterator {
         })
     }
 
+    /// `Iterator.from_string_handle(string_handle, output_types, output_shapes)`: a feedable
+    /// iterator that reads whichever iterator's [`string_handle`](Self::string_handle) is fed to
+    /// `string_handle` in a run (op `IteratorFromStringHandleV2`): one `get_next` for a
+    /// training and a validation iterator that each keep their place.
+    pub fn from_string_handle(
+        string_handle: &Output,
+        dtypes: &[DType],
+        shapes: &[Shape],
+    ) -> Result<Iterator> {
+        if dtypes.len() != shapes.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} output types and {} output shapes",
+                dtypes.len(),
+                shapes.len()
+            )));
+        }
+        let op = crate::new_op(string_handle.graph(), "IteratorFromStringHandleV2")
+            .input(string_handle)
+            .attr("output_types", dtypes.to_vec())
+            .attr("output_shapes", shapes.to_vec())
+            .build()?;
+        Ok(Iterator {
+            handle: op.output(0)?,
+            initializer: None,
+            dtypes: dtypes.to_vec(),
+            shapes: shapes.to_vec(),
+        })
+    }
+
+    /// `iterator.string_handle()`: a string scalar naming this iterator, to feed to a
+    /// [`from_string_handle`](Self::from_string_handle) iterator (op `IteratorToStringHandle`).
+    pub fn string_handle(&self) -> Result<Output> {
+        crate::new_op(self.handle.graph(), "IteratorToStringHandle")
+            .input(&self.handle)
+            .build()?
+            .output(0)
+    }
+
     /// The iterator's resource handle (`iterator._iterator_resource`).
     pub fn handle(&self) -> &Output {
         &self.handle

@@ -237,6 +237,60 @@ impl Kernel for GetNextKernel {
     }
 }
 
+/// The string handle of an iterator resource: what `IteratorToStringHandle` outputs and
+/// `IteratorFromStringHandleV2` reads back (TensorFlow's is a serialized ResourceHandleProto;
+/// both are opaque to programs).
+const HANDLE_PREFIX: &str = "weir-iterator\u{0}";
+
+/// `IteratorToStringHandle(resource_handle)`: the iterator's handle as a string scalar, to feed
+/// to a feedable iterator.
+struct ToStringHandleKernel;
+
+impl Kernel for ToStringHandleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let h = ctx.resource_handle(0)?;
+        ctx.resource::<IteratorResource>(0)?;
+        let s = format!("{HANDLE_PREFIX}{}\u{0}{}", h.container(), h.name());
+        ctx.set_output(0, Tensor::scalar(bytes::Bytes::from(s)));
+        Ok(())
+    }
+}
+
+/// `IteratorFromStringHandleV2(string_handle)`: the iterator a string handle names, checked
+/// against the feedable iterator's structure.
+struct FromStringHandleKernel {
+    dtypes: Vec<DType>,
+}
+
+impl Kernel for FromStringHandleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let s = ctx.input(0).to_scalar::<bytes::Bytes>()?;
+        let bad =
+            || Error::invalid_argument("Could not parse string_handle as a valid ResourceHandle");
+        let rest = s.strip_prefix(HANDLE_PREFIX.as_bytes()).ok_or_else(bad)?;
+        let rest = std::str::from_utf8(rest).map_err(|_| bad())?;
+        let (container, name) = rest.split_once('\u{0}').ok_or_else(bad)?;
+        let r = ctx.resources().lookup(container, name)?;
+        let handle = ResourceHandle::new(container, name, r);
+        let it = handle.get::<IteratorResource>()?;
+        if it.dtypes.len() != self.dtypes.len() {
+            return Err(Error::invalid_argument(format!(
+                "Number of components does not match: expected {} types but got {}.",
+                self.dtypes.len(),
+                it.dtypes.len()
+            )));
+        }
+        if let Some(i) = (0..it.dtypes.len()).find(|&i| it.dtypes[i] != self.dtypes[i]) {
+            return Err(Error::invalid_argument(format!(
+                "Data type mismatch at component {i}: expected {} but got {}.",
+                self.dtypes[i], it.dtypes[i]
+            )));
+        }
+        ctx.set_output(0, Tensor::scalar(handle));
+        Ok(())
+    }
+}
+
 fn resource_output(ctx: &mut InferenceContext<'_>) -> Result<()> {
     ctx.set_output(0, Shape::scalar());
     Ok(())
@@ -312,4 +366,35 @@ pub(super) fn register() {
             .shape_fn(element_shapes),
     );
     register_kernel("IteratorGetNext", |_| Ok(Box::new(GetNextKernel)));
+    register_op(
+        OpDef::new("IteratorToStringHandle")
+            .input("resource_handle", ArgType::Fixed(DType::Resource))
+            .output("string_handle", ArgType::Fixed(DType::String))
+            .shape_fn(resource_output),
+    );
+    register_kernel("IteratorToStringHandle", |_| {
+        Ok(Box::new(ToStringHandleKernel))
+    });
+    register_op(
+        OpDef::new("IteratorFromStringHandleV2")
+            .input("string_handle", ArgType::Fixed(DType::String))
+            .output("resource_handle", ArgType::Fixed(DType::Resource))
+            .attr(
+                "output_types",
+                AttrKind::Types,
+                Some(AttrValue::Types(Vec::new())),
+            )
+            .attr(
+                "output_shapes",
+                AttrKind::Shapes,
+                Some(AttrValue::Shapes(Vec::new())),
+            )
+            .stateful()
+            .shape_fn(resource_output),
+    );
+    register_kernel("IteratorFromStringHandleV2", |node| {
+        Ok(Box::new(FromStringHandleKernel {
+            dtypes: node.attr("output_types")?,
+        }))
+    });
 }

@@ -360,3 +360,76 @@ fn bad_datasets_fail_with_tensorflows_messages() {
         )
     );
 }
+
+#[test]
+fn a_feedable_iterator_reads_the_iterator_whose_handle_is_fed() {
+    let g = Graph::new();
+    let h = placeholder(&g, DType::String, Shape::scalar()).unwrap();
+    let feedable = Iterator::from_string_handle(&h, &[DType::I64], &[Shape::scalar()]).unwrap();
+    let next = feedable.get_next().unwrap();
+    let a = Dataset::range(&g, 0, 3, 1)
+        .unwrap()
+        .make_one_shot_iterator()
+        .unwrap();
+    let b = Dataset::range(&g, 10, 13, 1)
+        .unwrap()
+        .make_initializable_iterator()
+        .unwrap();
+    let pairs = Iterator::from_string_handle(
+        &h,
+        &[DType::I64, DType::I64],
+        &[Shape::scalar(), Shape::scalar()],
+    )
+    .unwrap()
+    .get_next()
+    .unwrap();
+    let floats = Iterator::from_string_handle(&h, &[DType::F32], &[Shape::scalar()])
+        .unwrap()
+        .get_next()
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    let handles = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&a.string_handle().unwrap())
+                .fetch(&b.string_handle().unwrap()),
+        )
+        .unwrap();
+    sess.run_target(&b.initializer().unwrap()).unwrap();
+    let take = |handle: &Tensor| {
+        sess.run(&RunArgs::new().feed(&h, handle.clone()).fetch(&next[0]))
+            .unwrap()[0]
+            .to_scalar::<i64>()
+            .unwrap()
+    };
+    // Each iterator keeps its place (TensorFlow 2.21: 0 10 1).
+    assert_eq!(
+        [take(&handles[0]), take(&handles[1]), take(&handles[0])],
+        [0, 10, 1]
+    );
+    let err = |out: &Output, handle: &Tensor| {
+        sess.run(&RunArgs::new().feed(&h, handle.clone()).fetch(out))
+            .unwrap_err()
+    };
+    let e = err(&pairs[0], &handles[0]);
+    assert_eq!(
+        e.message(),
+        "Number of components does not match: expected 2 types but got 1."
+    );
+    let e = err(&floats[0], &handles[0]);
+    assert_eq!(
+        e.message(),
+        "Data type mismatch at component 0: expected float but got int64."
+    );
+    let e = err(
+        &next[0],
+        &Tensor::from_strings(&["garbage"]).reshape(&[]).unwrap(),
+    );
+    assert_eq!(
+        (e.code(), e.message()),
+        (
+            Code::InvalidArgument,
+            "Could not parse string_handle as a valid ResourceHandle"
+        )
+    );
+}
