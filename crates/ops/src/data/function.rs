@@ -69,13 +69,6 @@ pub(crate) fn build_function(
         for &(n, i) in node.inputs() {
             if n < start && !captured.iter().any(|c| c.node_id() == n && c.index() == i) {
                 let o = g.output(n, i)?;
-                if o.op().op_type() == "Placeholder" {
-                    // TensorFlow refuses these too: a dataset's function cannot be fed.
-                    return Err(Error::invalid_argument(format!(
-                        "Cannot capture a placeholder (name:{}, type:Placeholder) by value.",
-                        o.op().name()
-                    )));
-                }
                 captured.push(o);
             }
         }

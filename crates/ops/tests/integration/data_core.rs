@@ -391,8 +391,8 @@ fn a_feedable_iterator_reads_the_iterator_whose_handle_is_fed() {
     let handles = sess
         .run(
             &RunArgs::new()
-                .fetch(&a.string_handle().unwrap())
-                .fetch(&b.string_handle().unwrap()),
+                .fetch(a.string_handle().unwrap())
+                .fetch(b.string_handle().unwrap()),
         )
         .unwrap();
     sess.run_target(&b.initializer().unwrap()).unwrap();
@@ -432,4 +432,36 @@ fn a_feedable_iterator_reads_the_iterator_whose_handle_is_fed() {
             "Could not parse string_handle as a valid ResourceHandle"
         )
     );
+}
+
+#[test]
+fn a_map_function_captures_a_placeholder_fed_to_the_initializer() {
+    let g = Graph::new();
+    let offset = placeholder(&g, DType::I64, Shape::scalar()).unwrap();
+    let ds = Dataset::range(&g, 0, 3, 1)
+        .unwrap()
+        .map(|x| Ok(vec![add(&x[0], &offset)?]))
+        .unwrap();
+    // A one-shot iterator cannot capture it (TensorFlow's ValueError)...
+    let e = ds.make_one_shot_iterator().unwrap_err();
+    assert_eq!(
+        e.message(),
+        "Cannot capture a placeholder (name:Placeholder, type:Placeholder) by value."
+    );
+    // ...an initializable one takes the value fed to its initializer.
+    let it = ds.make_initializable_iterator().unwrap();
+    let next = it.get_next().unwrap();
+    let sess = Session::new(&g).unwrap();
+    for off in [100i64, 7] {
+        sess.run(
+            &RunArgs::new()
+                .feed(&offset, Tensor::scalar(off))
+                .target(&it.initializer().unwrap()),
+        )
+        .unwrap();
+        assert_eq!(
+            drain_i64(&sess, &next).concat(),
+            vec![off, off + 1, off + 2]
+        );
+    }
 }
