@@ -70,6 +70,10 @@ pub mod prelude {
         cond, foldl, foldr, group, map_fn, merge, no_op, scan, switch, tuple, while_loop,
         with_dependencies, Assert, Case, Cond, Foldl, Foldr, MapFn, ScanFn, WhileLoop,
     };
+    /// `tf.data`; its `Iterator` is reached as `data::Iterator`, so the prelude does not hide
+    /// `std::iter::Iterator`.
+    pub use weir_ops::data;
+    pub use weir_ops::data::Dataset;
     pub use weir_ops::data_flow::{
         FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
     };

@@ -1,3 +1,347 @@
-//! (being written)
+//! `ShuffleDataset` (`Dataset.shuffle`) and `PrefetchDataset` (`Dataset.prefetch`, in
+//! `prefetch.rs`).
+//!
+//! A seeded shuffle gives TensorFlow 2.21's exact order. The dataset keeps a seed generator
+//! (TensorFlow's `RandomSeedGenerator`, or `FixedSeedGenerator` without
+//! `reshuffle_each_iteration`): a Philox stream of the op's `(seed, seed2)` that hands each new
+//! iterator (each `repeat` epoch) two 32-bit words as its own `(seed, seed2)`. The iterator
+//! keeps a buffer of up to `buffer_size` elements and, for each output, draws one word `r` of
+//! its Philox stream (`SingleSampleAdapter<PhiloxRandom>`), outputs the element at
+//! `r % len`, moves the oldest buffered element into its place, and refills from the input.
+//!
+//! One difference remains: with only a graph-level seed, TensorFlow 2.21 numbers a graph's
+//! seedless ops 0, 1, 2, ... for their op seed, where weir's `Graph::get_seed` takes the graph's
+//! node count, so such a shuffle has another (still reproducible) order.
 
-pub(super) fn register() {}
+mod prefetch;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::{ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, Result};
+
+use super::{
+    dataset_def, dataset_tensor, input_dataset, Dataset, DatasetBase, Element, IteratorBase,
+    IteratorContext,
+};
+use crate::random::philox::{fresh_seed, Philox};
+
+/// TensorFlow's `UNKNOWN_CARDINALITY` as a shuffle buffer size: a buffer holding the whole input.
+const WHOLE_INPUT: i64 = -2;
+
+/// A Philox stream handing out one 32-bit word at a time (TensorFlow's
+/// `SingleSampleAdapter<PhiloxRandom>`), owning its generator.
+struct Words {
+    gen: Philox,
+    block: [u32; 4],
+    used: usize,
+}
+
+impl Words {
+    fn new(seed: u64, seed2: u64) -> Words {
+        Words {
+            gen: Philox::new(seed, seed2),
+            block: [0; 4],
+            used: 4,
+        }
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.used == 4 {
+            self.block = self.gen.next_block();
+            self.used = 0;
+        }
+        let w = self.block[self.used];
+        self.used += 1;
+        w
+    }
+}
+
+/// Where each iterator of a shuffle dataset gets its seeds.
+enum Seeds {
+    /// `reshuffle_each_iteration=True`: two fresh words of this stream per iterator.
+    Reshuffling(Mutex<Words>),
+    /// `reshuffle_each_iteration=False`: the same seeds for every iterator.
+    Fixed(u64, u64),
+}
+
+impl Seeds {
+    fn next(&self) -> (u64, u64) {
+        match self {
+            Seeds::Reshuffling(words) => {
+                let mut w = words.lock();
+                let s = w.next_u32();
+                let s2 = w.next_u32();
+                (u64::from(s), u64::from(s2))
+            }
+            Seeds::Fixed(s, s2) => (*s, *s2),
+        }
+    }
+}
+
+/// The elements of `input` in a pseudorandom order, through a buffer of `capacity`.
+struct ShuffleData {
+    input: Arc<dyn DatasetBase>,
+    capacity: usize,
+    seeds: Seeds,
+}
+
+impl DatasetBase for ShuffleData {
+    fn output_dtypes(&self) -> &[DType] {
+        self.input.output_dtypes()
+    }
+
+    fn make_iterator(&self) -> Result<Box<dyn IteratorBase>> {
+        let (seed, seed2) = self.seeds.next();
+        Ok(Box::new(ShuffleIter {
+            input: Some(self.input.make_iterator()?),
+            buffer: VecDeque::with_capacity(self.capacity.min(1024)),
+            capacity: self.capacity,
+            words: Words::new(seed, seed2),
+        }))
+    }
+}
+
+struct ShuffleIter {
+    /// `None` once the input has ended.
+    input: Option<Box<dyn IteratorBase>>,
+    /// The buffered elements, oldest first.
+    buffer: VecDeque<Element>,
+    capacity: usize,
+    words: Words,
+}
+
+impl IteratorBase for ShuffleIter {
+    fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
+        let mut read = 0u64;
+        while self.buffer.len() < self.capacity {
+            let Some(input) = self.input.as_mut() else {
+                break;
+            };
+            // An error leaves the buffer as it is: the next call goes on filling it.
+            match input.get_next(ctx)? {
+                Some(e) => self.buffer.push_back(e),
+                None => self.input = None,
+            }
+            read += 1;
+            if read % 1024 == 0 {
+                ctx.check()?;
+            }
+        }
+        if self.buffer.is_empty() {
+            return Ok(None);
+        }
+        let r = u64::from(self.words.next_u32());
+        let i = (r % self.buffer.len() as u64) as usize;
+        // The oldest element takes the chosen one's place, as in TensorFlow.
+        Ok(self.buffer.swap_remove_front(i))
+    }
+}
+
+struct ShuffleKernel {
+    reshuffle_each_iteration: bool,
+}
+
+impl Kernel for ShuffleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = input_dataset(ctx, 0)?;
+        let buffer_size = ctx.input(1).to_scalar::<i64>()?;
+        let capacity = match buffer_size {
+            WHOLE_INPUT => usize::MAX,
+            n if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
+            _ => {
+                return Err(Error::invalid_argument(
+                    "buffer_size must be greater than zero or UNKNOWN_CARDINALITY",
+                ))
+            }
+        };
+        let mut seed = ctx.input(2).to_scalar::<i64>()? as u64;
+        let mut seed2 = ctx.input(3).to_scalar::<i64>()? as u64;
+        // Both 0: nondeterministic seeds, fixed for this dataset (TensorFlow's `RandomSeeds`).
+        if seed == 0 && seed2 == 0 {
+            seed = fresh_seed();
+            seed2 = fresh_seed();
+        }
+        let seeds = if self.reshuffle_each_iteration {
+            Seeds::Reshuffling(Mutex::new(Words::new(seed, seed2)))
+        } else {
+            Seeds::Fixed(seed, seed2)
+        };
+        let ds = ShuffleData {
+            input,
+            capacity,
+            seeds,
+        };
+        ctx.set_output(0, dataset_tensor(Arc::new(ds)));
+        Ok(())
+    }
+}
+
+pub(super) fn register() {
+    register_op(
+        dataset_def("ShuffleDataset")
+            .input("input_dataset", ArgType::Fixed(DType::Resource))
+            .input("buffer_size", ArgType::Fixed(DType::I64))
+            .input("seed", ArgType::Fixed(DType::I64))
+            .input("seed2", ArgType::Fixed(DType::I64))
+            .attr(
+                "reshuffle_each_iteration",
+                AttrKind::Bool,
+                Some(AttrValue::Bool(true)),
+            ),
+    );
+    register_kernel("ShuffleDataset", |node| {
+        Ok(Box::new(ShuffleKernel {
+            reshuffle_each_iteration: node.attr("reshuffle_each_iteration")?,
+        }))
+    });
+    prefetch::register();
+}
+
+/// `dataset.shuffle(buffer_size, seed, reshuffle_each_iteration)` being configured: made by
+/// [`Dataset::shuffle_with`], added to the graph by [`build`](Self::build).
+///
+/// ```
+/// use weir_graph::Graph;
+/// use weir_ops::data::Dataset;
+///
+/// let g = Graph::new();
+/// g.set_random_seed(1);
+/// let ds = Dataset::range(&g, 0, 10, 1)?
+///     .shuffle_with(4)
+///     .seed(5)
+///     .reshuffle_each_iteration(false)
+///     .build()?
+///     .repeat(Some(2))?;
+/// let next = ds.make_one_shot_iterator()?.get_next()?;
+/// // In a session: TensorFlow's order, 2 4 1 5 3 0 8 6 7 9, twice.
+/// # let _ = next;
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "the shuffle is added to the graph by `build`"]
+pub struct Shuffle {
+    dataset: Dataset,
+    buffer_size: i64,
+    seed: Option<i64>,
+    reshuffle_each_iteration: bool,
+}
+
+impl Shuffle {
+    /// The op-level `seed`, combined with the graph's seed by
+    /// [`Graph::get_seed`](weir_graph::Graph::get_seed) (TensorFlow's `seed` argument).
+    pub fn seed(mut self, seed: i64) -> Shuffle {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Sets the op-level seed only when `seed` is given.
+    pub fn maybe_seed(mut self, seed: Option<i64>) -> Shuffle {
+        self.seed = seed;
+        self
+    }
+
+    /// TensorFlow's `reshuffle_each_iteration` (default true): whether each iterator (each
+    /// `repeat` epoch) gets a new order; false repeats the first order.
+    pub fn reshuffle_each_iteration(mut self, reshuffle: bool) -> Shuffle {
+        self.reshuffle_each_iteration = reshuffle;
+        self
+    }
+
+    /// Adds the `ShuffleDataset` op, with TensorFlow's inputs `buffer_size`, `seed`, `seed2`.
+    pub fn build(self) -> Result<Dataset> {
+        let ds = &self.dataset;
+        let g = ds.graph();
+        let buffer_size = crate::array::constant_named(g, self.buffer_size, "buffer_size")?;
+        // After `buffer_size`, in TensorFlow's order of ops.
+        let (seed, seed2) = tf_data_seeds(g, self.seed);
+        let seed = crate::array::constant_named(g, seed, "seed")?;
+        let seed2 = crate::array::constant_named(g, seed2, "seed2")?;
+        Dataset::build(
+            crate::new_op(g, "ShuffleDataset")
+                .input(ds.handle())
+                .input(buffer_size)
+                .input(seed)
+                .input(seed2)
+                .attr("reshuffle_each_iteration", self.reshuffle_each_iteration),
+            ds.output_types().to_vec(),
+            ds.output_shapes().to_vec(),
+        )
+    }
+}
+
+/// The `(seed, seed2)` of a dataset op: [`Graph::get_seed`](weir_graph::Graph::get_seed)'s pair
+/// reduced modulo 2^31 - 1 as TensorFlow's `_truncate_seed` does (a no-op on seeds already
+/// below it), and (0, 0) from explicit seeds made (0, 2^31 - 1).
+fn tf_data_seeds(g: &weir_graph::Graph, op_seed: Option<i64>) -> (i64, i64) {
+    const MAX_INT32: i64 = i32::MAX as i64;
+    if op_seed.is_none() && g.random_seed().is_none() {
+        return (0, 0);
+    }
+    let (seed, seed2) = g.get_seed(op_seed);
+    match (seed.rem_euclid(MAX_INT32), seed2.rem_euclid(MAX_INT32)) {
+        (0, 0) => (0, MAX_INT32),
+        pair => pair,
+    }
+}
+
+impl Dataset {
+    /// `dataset.shuffle(buffer_size)`: the elements in a random order, drawn from a buffer of
+    /// `buffer_size` (1: no shuffle; -2: the whole input), a new order for each `repeat`
+    /// epoch (op `ShuffleDataset`). See [`shuffle_with`](Self::shuffle_with) for a seed.
+    ///
+    /// ```
+    /// use weir_graph::Graph;
+    /// use weir_ops::data::Dataset;
+    ///
+    /// let g = Graph::new();
+    /// let ds = Dataset::range(&g, 0, 100, 1)?.shuffle(10)?.batch(8)?;
+    /// assert_eq!(ds.handle().op().inputs()[0].op().op_type(), "ShuffleDataset");
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn shuffle(&self, buffer_size: i64) -> Result<Dataset> {
+        self.shuffle_with(buffer_size).build()
+    }
+
+    /// `dataset.shuffle(buffer_size, seed=None, reshuffle_each_iteration=True)` with
+    /// TensorFlow's defaults, to be set on the returned [`Shuffle`] before its `build`.
+    pub fn shuffle_with(&self, buffer_size: i64) -> Shuffle {
+        Shuffle {
+            dataset: self.clone(),
+            buffer_size,
+            seed: None,
+            reshuffle_each_iteration: true,
+        }
+    }
+
+    /// `dataset.prefetch(buffer_size)`: the same elements, read ahead by a background thread
+    /// into a buffer of up to `buffer_size` (0: no thread; -1, `AUTOTUNE`: 8 here) (op
+    /// `PrefetchDataset`).
+    ///
+    /// ```
+    /// use weir_graph::Graph;
+    /// use weir_ops::data::Dataset;
+    ///
+    /// let g = Graph::new();
+    /// let ds = Dataset::range(&g, 0, 100, 1)?.batch(10)?.prefetch(2)?;
+    /// let next = ds.make_one_shot_iterator()?.get_next()?;
+    /// // In a session: [0..10), [10..20), ... in order, then OutOfRange.
+    /// # let _ = next;
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn prefetch(&self, buffer_size: i64) -> Result<Dataset> {
+        let g = self.graph();
+        let size = crate::array::constant_named(g, buffer_size, "buffer_size")?;
+        Dataset::build(
+            crate::new_op(g, "PrefetchDataset")
+                .input(self.handle())
+                .input(size),
+            self.output_types().to_vec(),
+            self.output_shapes().to_vec(),
+        )
+    }
+}

@@ -66,11 +66,13 @@ impl Kernel for TensorSliceKernel {
             };
             match rows {
                 None => rows = Some(n),
-                Some(r) if r != n => return Err(Error::invalid_argument(format!(
+                Some(r) if r != n => {
+                    return Err(Error::invalid_argument(format!(
                     "All components must have the same size in the 0th dimension, got {} and {}",
                     format_dims(components[0].shape()),
                     format_dims(c.shape())
-                ))),
+                )))
+                }
                 Some(_) => {}
             }
         }

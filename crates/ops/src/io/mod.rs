@@ -5,7 +5,7 @@
 pub mod crc;
 pub mod example;
 mod file_ops;
-mod input;
+pub(crate) mod input;
 pub mod json;
 mod options;
 mod prefetch;
