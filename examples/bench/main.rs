@@ -13,6 +13,7 @@ mod pipelines;
 mod queues;
 mod records;
 mod session;
+mod tfdata;
 
 /// One benchmark ID.
 pub struct Bench {
@@ -54,6 +55,7 @@ fn all() -> Vec<Bench> {
     v.extend(records::benches());
     v.extend(queues::benches());
     v.extend(pipelines::benches());
+    v.extend(tfdata::benches());
     v
 }
 

@@ -7,7 +7,7 @@
 mod model;
 #[allow(dead_code)]
 #[path = "../../examples/digits/pipeline.rs"]
-mod pipeline;
+pub(crate) mod pipeline;
 #[allow(dead_code)]
 #[path = "../../examples/digits/train.rs"]
 mod train;
