@@ -34,6 +34,9 @@ struct State {
     collections: HashMap<String, Vec<ItemRef>>,
     objects: Vec<Arc<dyn Any + Send + Sync>>,
     seed: Option<i64>,
+    /// The op seed the next op without one gets while a graph seed is set (TensorFlow 2's
+    /// `Graph._seed_offset`).
+    seed_offset: i64,
     /// Every control-flow context ever entered, by id, and the ids of those entered now.
     contexts: Vec<control_flow::ContextEntry>,
     context_stack: Vec<usize>,
@@ -273,18 +276,28 @@ impl Graph {
     }
 
     /// The (seed, seed2) pair for an op with `op_seed`, by TensorFlow's `get_seed` rules: both
-    /// 0 means "draw fresh random seeds".
+    /// 0 means "draw fresh random seeds". With a graph seed, ops without a seed of their own
+    /// get 0, 1, 2, ... in the order they are built, as TensorFlow 2.21's graphs number them
+    /// (TensorFlow 1 took the graph's op count); seeds are reduced modulo 2^31 - 1, as its
+    /// `_truncate_seed` does. Each call for an op without a seed takes the next number, so a
+    /// builder calls this once per op.
     pub fn get_seed(&self, op_seed: Option<i64>) -> (i64, i64) {
-        let st = self.0.state.read();
+        const MAX_INT32: i64 = i32::MAX as i64;
+        let truncate = |s: i64| s.rem_euclid(MAX_INT32);
+        let mut st = self.0.state.write();
         let seeds = match (st.seed, op_seed) {
-            (Some(g), Some(o)) => (g, o),
-            (Some(g), None) => (g, st.nodes.len() as i64),
-            (None, Some(o)) => (DEFAULT_GRAPH_SEED, o),
+            (Some(g), Some(o)) => (truncate(g), truncate(o)),
+            (Some(g), None) => {
+                let o = st.seed_offset;
+                st.seed_offset += 1;
+                (truncate(g), truncate(o))
+            }
+            (None, Some(o)) => (DEFAULT_GRAPH_SEED, truncate(o)),
             (None, None) => return (0, 0),
         };
         // (0, 0) would mean "random"; TensorFlow avoids it this way.
         if seeds == (0, 0) {
-            (0, i32::MAX as i64)
+            (0, MAX_INT32)
         } else {
             seeds
         }

@@ -274,19 +274,13 @@ impl Shuffle {
     }
 }
 
-/// The `(seed, seed2)` of a dataset op: [`Graph::get_seed`](weir_graph::Graph::get_seed)'s pair
-/// reduced modulo 2^31 - 1 as TensorFlow's `_truncate_seed` does (a no-op on seeds already
-/// below it), and (0, 0) from explicit seeds made (0, 2^31 - 1).
+/// The `(seed, seed2)` of a dataset op: [`Graph::get_seed`](weir_graph::Graph::get_seed)'s
+/// pair, (0, 0) without any seed.
 fn tf_data_seeds(g: &weir_graph::Graph, op_seed: Option<i64>) -> (i64, i64) {
-    const MAX_INT32: i64 = i32::MAX as i64;
     if op_seed.is_none() && g.random_seed().is_none() {
         return (0, 0);
     }
-    let (seed, seed2) = g.get_seed(op_seed);
-    match (seed.rem_euclid(MAX_INT32), seed2.rem_euclid(MAX_INT32)) {
-        (0, 0) => (0, MAX_INT32),
-        pair => pair,
-    }
+    g.get_seed(op_seed)
 }
 
 impl Dataset {

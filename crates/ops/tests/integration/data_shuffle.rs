@@ -123,21 +123,13 @@ fn seeded_orders_are_tensorflows() {
             let next = ds.make_one_shot_iterator().unwrap().get_next().unwrap();
             vec![drain(&Session::new(&g).unwrap(), &next[0])]
         };
-        let graph_seed_only = c["op_seed"].is_null() && !c["graph_seed"].is_null();
-        if seeds_of(&shuffled) == ints(&c["seeds"]) {
-            assert_eq!(got_orders, want_orders, "case {c}");
-            exact += 1;
-        } else {
-            // TensorFlow 2.21 numbers the graph-seed-only ops of a graph 0, 1, ...; weir's
-            // `Graph::get_seed` takes the graph's node count: other seeds, same elements.
-            assert!(graph_seed_only, "seeds differ in case {c}");
-            for (got, want) in got_orders.iter().zip(&want_orders) {
-                assert_eq!(sorted(got.clone()), sorted(want.clone()), "case {c}");
-            }
-        }
+        assert_eq!(seeds_of(&shuffled), ints(&c["seeds"]), "seeds of case {c}");
+        assert_eq!(got_orders, want_orders, "case {c}");
+        exact += 1;
     }
-    // All but the one graph-seed-only case of the 34.
-    assert_eq!(exact, 33, "cases with TensorFlow's seeds");
+    // Every case, the graph-seed-only one included (Graph::get_seed numbers seedless ops as
+    // TensorFlow 2.21 does).
+    assert_eq!(exact, 34, "cases with TensorFlow's seeds");
 }
 
 #[test]
