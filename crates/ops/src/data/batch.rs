@@ -41,24 +41,38 @@ struct BatchIter {
 
 impl IteratorBase for BatchIter {
     fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
-        let Some(input) = self.input.as_mut() else {
-            return Ok(None);
-        };
-        let mut elements: Vec<Element> = Vec::with_capacity(self.batch_size.min(4096));
-        while elements.len() < self.batch_size {
-            match input.get_next(ctx)? {
-                Some(e) => elements.push(e),
-                None => {
-                    self.input = None;
-                    break;
-                }
+        match next_batch(&mut self.input, ctx, self.batch_size, self.drop_remainder)? {
+            Some(elements) => stack_elements(&elements).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The next `batch_size` elements of `input` (fewer at its end, unless `drop_remainder`);
+/// `None` once there are none. `input` becomes `None` when it ends.
+pub(crate) fn next_batch(
+    input: &mut Option<Box<dyn IteratorBase>>,
+    ctx: &IteratorContext,
+    batch_size: usize,
+    drop_remainder: bool,
+) -> Result<Option<Vec<Element>>> {
+    let Some(it) = input.as_mut() else {
+        return Ok(None);
+    };
+    let mut elements: Vec<Element> = Vec::with_capacity(batch_size.min(4096));
+    while elements.len() < batch_size {
+        match it.get_next(ctx)? {
+            Some(e) => elements.push(e),
+            None => {
+                *input = None;
+                break;
             }
         }
-        if elements.is_empty() || (self.drop_remainder && elements.len() < self.batch_size) {
-            return Ok(None);
-        }
-        stack_elements(&elements).map(Some)
     }
+    if elements.is_empty() || (drop_remainder && elements.len() < batch_size) {
+        return Ok(None);
+    }
+    Ok(Some(elements))
 }
 
 /// Stacks the components of `elements` (at least one): one allocation per component.

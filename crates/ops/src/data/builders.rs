@@ -238,18 +238,13 @@ impl Dataset {
             )));
         }
         let g = self.graph();
-        let op = crate::new_op(g, "OneShotIterator")
-            .attr("dataset_factory_feeds", Vec::<String>::new())
-            .attr("dataset_factory_results", vec![self.handle.name()])
-            .attr("output_types", self.dtypes.clone())
-            .attr("output_shapes", self.shapes.clone())
-            .build()?;
-        Ok(Iterator {
-            handle: op.output(0)?,
-            initializer: None,
-            dtypes: self.dtypes.clone(),
-            shapes: self.shapes.clone(),
-        })
+        Iterator::of_op(
+            crate::new_op(g, "OneShotIterator")
+                .attr("dataset_factory_feeds", Vec::<String>::new())
+                .attr("dataset_factory_results", vec![self.handle.name()]),
+            &self.dtypes,
+            &self.shapes,
+        )
     }
 
     /// `tf.compat.v1.data.make_initializable_iterator(dataset, shared_name)`: an iterator whose
@@ -312,6 +307,16 @@ impl Iterator {
     /// dataset, which [`make_initializer`](Self::make_initializer) points at any dataset of
     /// that structure (op `IteratorV2`): one iterator for a training and a validation dataset.
     pub fn from_structure(g: &Graph, dtypes: &[DType], shapes: &[Shape]) -> Result<Iterator> {
+        Iterator::of_op(
+            crate::new_op(g, "IteratorV2").name("Iterator"),
+            dtypes,
+            shapes,
+        )
+    }
+
+    /// The iterator that `b` (an op with a handle output) makes, of elements of `dtypes` and
+    /// `shapes`.
+    fn of_op(b: OpBuilder, dtypes: &[DType], shapes: &[Shape]) -> Result<Iterator> {
         if dtypes.len() != shapes.len() {
             return Err(Error::invalid_argument(format!(
                 "{} output types and {} output shapes",
@@ -319,8 +324,7 @@ impl Iterator {
                 shapes.len()
             )));
         }
-        let op = crate::new_op(g, "IteratorV2")
-            .name("Iterator")
+        let op = b
             .attr("output_types", dtypes.to_vec())
             .attr("output_shapes", shapes.to_vec())
             .build()?;
@@ -341,24 +345,11 @@ impl Iterator {
         dtypes: &[DType],
         shapes: &[Shape],
     ) -> Result<Iterator> {
-        if dtypes.len() != shapes.len() {
-            return Err(Error::invalid_argument(format!(
-                "{} output types and {} output shapes",
-                dtypes.len(),
-                shapes.len()
-            )));
-        }
-        let op = crate::new_op(string_handle.graph(), "IteratorFromStringHandleV2")
-            .input(string_handle)
-            .attr("output_types", dtypes.to_vec())
-            .attr("output_shapes", shapes.to_vec())
-            .build()?;
-        Ok(Iterator {
-            handle: op.output(0)?,
-            initializer: None,
-            dtypes: dtypes.to_vec(),
-            shapes: shapes.to_vec(),
-        })
+        Iterator::of_op(
+            crate::new_op(string_handle.graph(), "IteratorFromStringHandleV2").input(string_handle),
+            dtypes,
+            shapes,
+        )
     }
 
     /// `iterator.string_handle()`: a string scalar naming this iterator, to feed to a

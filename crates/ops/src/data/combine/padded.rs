@@ -10,6 +10,7 @@ use weir_graph::{
     Result, Shape, Tensor, TensorType,
 };
 
+use super::super::batch::next_batch;
 use super::super::{
     dataset_def, dataset_tensor, input_dataset, Dataset, DatasetBase, Element, IteratorBase,
     IteratorContext,
@@ -52,22 +53,11 @@ struct PaddedBatchIter {
 
 impl IteratorBase for PaddedBatchIter {
     fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
-        let Some(input) = self.input.as_mut() else {
+        let Some(elements) =
+            next_batch(&mut self.input, ctx, self.batch_size, self.drop_remainder)?
+        else {
             return Ok(None);
         };
-        let mut elements: Vec<Element> = Vec::with_capacity(self.batch_size.min(4096));
-        while elements.len() < self.batch_size {
-            match input.get_next(ctx)? {
-                Some(e) => elements.push(e),
-                None => {
-                    self.input = None;
-                    break;
-                }
-            }
-        }
-        if elements.is_empty() || (self.drop_remainder && elements.len() < self.batch_size) {
-            return Ok(None);
-        }
         (0..self.padded_shapes.len())
             .map(|c| {
                 let parts = elements
