@@ -229,6 +229,20 @@ impl Dataset {
         self.counted("TakeDataset", count)
     }
 
+    /// `dataset.shard(num_shards, index)`: elements `index`, `index + num_shards`, ... (one
+    /// worker's part of the input, op `ShardDataset`); bad arguments fail when the dataset is
+    /// made, as in TensorFlow.
+    pub fn shard(&self, num_shards: i64, index: i64) -> Result<Dataset> {
+        let g = self.graph();
+        Dataset::build(
+            self.op("ShardDataset")
+                .input(crate::array::constant(g, num_shards)?)
+                .input(crate::array::constant(g, index)?),
+            self.dtypes.clone(),
+            self.shapes.clone(),
+        )
+    }
+
     /// `tf.compat.v1.data.make_one_shot_iterator(dataset)`: an iterator that needs no
     /// initializer (op `OneShotIterator`). The dataset may not depend on a placeholder.
     pub fn make_one_shot_iterator(&self) -> Result<Iterator> {

@@ -1,10 +1,10 @@
-//! `RepeatDataset` (`Dataset.repeat`), `SkipDataset` (`Dataset.skip`) and `TakeDataset`
-//! (`Dataset.take`).
+//! `RepeatDataset` (`Dataset.repeat`), `SkipDataset` (`Dataset.skip`), `TakeDataset`
+//! (`Dataset.take`) and `ShardDataset` (`Dataset.shard`).
 
 use std::sync::Arc;
 
 use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{ArgType, DType, Kernel, OpContext, Result};
+use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Result};
 
 use super::{
     dataset_def, dataset_tensor, input_dataset, DatasetBase, Element, IteratorBase, IteratorContext,
@@ -124,6 +124,81 @@ impl IteratorBase for SkipTakeIter {
     }
 }
 
+/// Every `num_shards`-th element of `input`, starting with element `index`.
+struct Shard {
+    input: Arc<dyn DatasetBase>,
+    num_shards: i64,
+    index: i64,
+}
+
+impl DatasetBase for Shard {
+    fn output_dtypes(&self) -> &[DType] {
+        self.input.output_dtypes()
+    }
+
+    fn make_iterator(&self) -> Result<Box<dyn IteratorBase>> {
+        Ok(Box::new(ShardIter {
+            input: Some(self.input.make_iterator()?),
+            num_shards: self.num_shards,
+            index: self.index,
+            next: 0,
+        }))
+    }
+}
+
+struct ShardIter {
+    input: Option<Box<dyn IteratorBase>>,
+    num_shards: i64,
+    index: i64,
+    /// The input position of the next element read.
+    next: i64,
+}
+
+impl IteratorBase for ShardIter {
+    fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
+        while let Some(input) = self.input.as_mut() {
+            let Some(e) = input.get_next(ctx)? else {
+                self.input = None;
+                break;
+            };
+            let at = self.next;
+            self.next += 1;
+            if at % self.num_shards == self.index {
+                return Ok(Some(e));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct ShardKernel;
+
+impl Kernel for ShardKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = input_dataset(ctx, 0)?;
+        let num_shards = ctx.input(1).to_scalar::<i64>()?;
+        let index = ctx.input(2).to_scalar::<i64>()?;
+        if num_shards <= 0 {
+            return Err(Error::invalid_argument(format!(
+                "Number of shards must be greater than zero (currently num_shards = {num_shards})."
+            )));
+        }
+        if !(0..num_shards).contains(&index) {
+            return Err(Error::invalid_argument(format!(
+                "Index must be between 0 and {} (currently index = {index}).",
+                num_shards - 1
+            )));
+        }
+        let ds = Shard {
+            input,
+            num_shards,
+            index,
+        };
+        ctx.set_output(0, dataset_tensor(Arc::new(ds)));
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Kind {
     Repeat,
@@ -166,4 +241,16 @@ pub(super) fn register() {
     register_kernel("RepeatDataset", |_| Ok(Box::new(CountKernel(Kind::Repeat))));
     register_kernel("SkipDataset", |_| Ok(Box::new(CountKernel(Kind::Skip))));
     register_kernel("TakeDataset", |_| Ok(Box::new(CountKernel(Kind::Take))));
+    register_op(
+        dataset_def("ShardDataset")
+            .input("input_dataset", ArgType::Fixed(DType::Resource))
+            .input("num_shards", ArgType::Fixed(DType::I64))
+            .input("index", ArgType::Fixed(DType::I64))
+            .attr(
+                "require_non_empty",
+                weir_graph::AttrKind::Bool,
+                Some(weir_graph::AttrValue::Bool(false)),
+            ),
+    );
+    register_kernel("ShardDataset", |_| Ok(Box::new(ShardKernel)));
 }

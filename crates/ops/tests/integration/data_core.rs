@@ -465,3 +465,41 @@ fn a_map_function_captures_a_placeholder_fed_to_the_initializer() {
         );
     }
 }
+
+#[test]
+fn shard_keeps_every_nth_element_from_its_index() {
+    let g = Graph::new();
+    let shard = |n: i64, i: i64, len: i64| {
+        let ds = Dataset::range(&g, 0, len, 1).unwrap().shard(n, i).unwrap();
+        let (sess, next) = one_shot(&ds);
+        match sess.run(&RunArgs::new().fetch(&next[0])) {
+            Err(e) if e.code() == Code::InvalidArgument => Err(e.message().to_string()),
+            Err(e) => {
+                assert_eq!(e.code(), Code::OutOfRange, "{e}");
+                Ok(vec![])
+            }
+            Ok(first) => {
+                let mut all = first[0].to_vec::<i64>().unwrap();
+                all.extend(drain_i64(&sess, &next).concat());
+                Ok(all)
+            }
+        }
+    };
+    // TensorFlow 2.21's values and messages.
+    assert_eq!(shard(3, 1, 10), Ok(vec![1, 4, 7]));
+    assert_eq!(shard(3, 0, 10), Ok(vec![0, 3, 6, 9]));
+    assert_eq!(shard(1, 0, 4), Ok(vec![0, 1, 2, 3]));
+    assert_eq!(shard(5, 4, 3), Ok(vec![]));
+    assert_eq!(
+        shard(0, 0, 4),
+        Err("Number of shards must be greater than zero (currently num_shards = 0).".into())
+    );
+    assert_eq!(
+        shard(2, -1, 4),
+        Err("Index must be between 0 and 1 (currently index = -1).".into())
+    );
+    assert_eq!(
+        shard(2, 2, 4),
+        Err("Index must be between 0 and 1 (currently index = 2).".into())
+    );
+}
