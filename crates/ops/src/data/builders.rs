@@ -229,6 +229,18 @@ impl Dataset {
         self.counted("TakeDataset", count)
     }
 
+    /// `dataset.cache()`: the elements kept in memory by the first pass that reads them all
+    /// and replayed to later passes (a `repeat` after it reads the input once); op
+    /// `CacheDataset`. Caching to a file (`cache(filename)`) is not provided.
+    pub fn cache(&self) -> Result<Dataset> {
+        let filename = crate::array::constant(self.graph(), "")?;
+        Dataset::build(
+            self.op("CacheDataset").input(filename),
+            self.dtypes.clone(),
+            self.shapes.clone(),
+        )
+    }
+
     /// `dataset.shard(num_shards, index)`: elements `index`, `index + num_shards`, ... (one
     /// worker's part of the input, op `ShardDataset`); bad arguments fail when the dataset is
     /// made, as in TensorFlow.

@@ -32,6 +32,7 @@
 
 mod batch;
 mod builders;
+mod cache;
 mod combine;
 mod files;
 mod function;
@@ -141,6 +142,7 @@ pub(crate) fn register_all_ops() {
     map::register();
     batch::register();
     repeat::register();
+    cache::register();
     files::register();
     shuffle::register();
     parallel_map::register();

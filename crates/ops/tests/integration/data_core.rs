@@ -503,3 +503,52 @@ fn shard_keeps_every_nth_element_from_its_index() {
         Err("Index must be between 0 and 1 (currently index = 2).".into())
     );
 }
+
+#[test]
+fn cache_replays_the_first_full_pass() {
+    // TensorFlow 2.21: map(x*10 + v).cache().repeat(2) gives the first epoch's values twice,
+    // and a new initializer run makes a new, empty cache.
+    let g = Graph::new();
+    let v = Variable::builder(constant(&g, 0i64).unwrap())
+        .build()
+        .unwrap();
+    let bump = v.assign_add(constant(&g, 1i64).unwrap()).unwrap();
+    let ten = constant(&g, 10i64).unwrap();
+    let cached = Dataset::range(&g, 0, 3, 1)
+        .unwrap()
+        .map(|x| Ok(vec![add(mul(&x[0], &ten)?, v.read_value()?)?]))
+        .unwrap()
+        .cache()
+        .unwrap();
+    let it = cached
+        .repeat(Some(2))
+        .unwrap()
+        .make_initializable_iterator()
+        .unwrap();
+    let next = it.get_next().unwrap();
+    let sess = Session::new(&g).unwrap();
+    sess.run_target(&v.initializer()).unwrap();
+    sess.run_target(&it.initializer().unwrap()).unwrap();
+    let take = || {
+        sess.run(&RunArgs::new().fetch(&next[0])).unwrap()[0]
+            .to_scalar::<i64>()
+            .unwrap()
+    };
+    let first: Vec<i64> = (0..3).map(|_| take()).collect();
+    assert_eq!(first, vec![0, 10, 20]);
+    // The second epoch replays the cache: the variable's new value is not read.
+    sess.run_target(&bump.op()).unwrap();
+    assert_eq!(drain_i64(&sess, &next).concat(), vec![0, 10, 20]);
+    sess.run_target(&it.initializer().unwrap()).unwrap();
+    assert_eq!(drain_i64(&sess, &next).concat(), vec![1, 11, 21, 1, 11, 21]);
+
+    // An iterator dropped half-way leaves no cache behind: the next pass reads the input.
+    let it = cached
+        .take(1)
+        .unwrap()
+        .make_initializable_iterator()
+        .unwrap();
+    let next = it.get_next().unwrap();
+    sess.run_target(&it.initializer().unwrap()).unwrap();
+    assert_eq!(drain_i64(&sess, &next).concat(), vec![1]);
+}
