@@ -218,6 +218,61 @@ fn file_list(g: &Graph, files: &[&str]) -> Result<Output> {
     crate::array::constant(g, Tensor::from(files))
 }
 
+/// Defines the builder of a dataset op over files that takes `filenames`, `compression_type`
+/// and `buffer_size` inputs: `TfRecordDataset` and `TextLineDataset` have the same arguments.
+macro_rules! compressed_files_builder {
+    ($(#[$doc:meta])* $name:ident, $op:literal, $items:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            filenames: Output,
+            compression_type: String,
+            buffer_size: i64,
+        }
+
+        impl $name {
+            #[doc = concat!("The ", $items, " of the files named by `filenames`, a string scalar or vector.")]
+            pub fn new(filenames: &Output) -> $name {
+                $name {
+                    filenames: filenames.clone(),
+                    compression_type: String::new(),
+                    buffer_size: DEFAULT_BUFFER,
+                }
+            }
+
+            #[doc = concat!("The ", $items, " of `files`, given as a constant in `g`.")]
+            pub fn from_files(g: &Graph, files: &[&str]) -> Result<$name> {
+                Ok($name::new(&file_list(g, files)?))
+            }
+
+            /// `compression_type`: `""` (the default), `"ZLIB"` or `"GZIP"`.
+            pub fn compression_type(mut self, c: &str) -> Self {
+                self.compression_type = c.to_string();
+                self
+            }
+
+            /// `buffer_size`: bytes read at a time (default 256 KiB; 0 means the default).
+            pub fn buffer_size(mut self, bytes: i64) -> Self {
+                self.buffer_size = bytes;
+                self
+            }
+
+            /// Adds the dataset's op.
+            pub fn build(&self) -> Result<Dataset> {
+                Dataset::files(
+                    $op,
+                    &self.filenames,
+                    &[
+                        Tensor::from(self.compression_type.as_str()),
+                        Tensor::scalar(self.buffer_size),
+                    ],
+                )
+            }
+        }
+    };
+}
+
+compressed_files_builder!(
 /// `tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None)`: the records
 /// of TFRecord files, in order, as scalar strings (op `TFRecordDataset`).
 ///
@@ -237,53 +292,12 @@ fn file_list(g: &Graph, files: &[&str]) -> Result<Output> {
 /// assert_eq!(record[0].shape(), Shape::scalar());
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
-#[derive(Clone, Debug)]
-pub struct TfRecordDataset {
-    filenames: Output,
-    compression_type: String,
-    buffer_size: i64,
-}
+    TfRecordDataset,
+    "TFRecordDataset",
+    "records"
+);
 
-impl TfRecordDataset {
-    /// The records of the files named by `filenames`, a string scalar or vector.
-    pub fn new(filenames: &Output) -> TfRecordDataset {
-        TfRecordDataset {
-            filenames: filenames.clone(),
-            compression_type: String::new(),
-            buffer_size: DEFAULT_BUFFER,
-        }
-    }
-
-    /// The records of `files`, given as a constant in `g`.
-    pub fn from_files(g: &Graph, files: &[&str]) -> Result<TfRecordDataset> {
-        Ok(TfRecordDataset::new(&file_list(g, files)?))
-    }
-
-    /// `compression_type`: `""` (the default), `"ZLIB"` or `"GZIP"`.
-    pub fn compression_type(mut self, c: &str) -> Self {
-        self.compression_type = c.to_string();
-        self
-    }
-
-    /// `buffer_size`: bytes read at a time (default 256 KiB; 0 means the default).
-    pub fn buffer_size(mut self, bytes: i64) -> Self {
-        self.buffer_size = bytes;
-        self
-    }
-
-    /// Adds the dataset's op.
-    pub fn build(&self) -> Result<Dataset> {
-        Dataset::files(
-            "TFRecordDataset",
-            &self.filenames,
-            &[
-                Tensor::from(self.compression_type.as_str()),
-                Tensor::scalar(self.buffer_size),
-            ],
-        )
-    }
-}
-
+compressed_files_builder!(
 /// `tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None)`: the lines of
 /// text files, in order, without their `\n` and with every `\r` removed (op `TextLineDataset`).
 ///
@@ -296,53 +310,10 @@ impl TfRecordDataset {
 /// assert_eq!(ds.output_types(), &[DType::String]);
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
-#[derive(Clone, Debug)]
-pub struct TextLineDataset {
-    filenames: Output,
-    compression_type: String,
-    buffer_size: i64,
-}
-
-impl TextLineDataset {
-    /// The lines of the files named by `filenames`, a string scalar or vector.
-    pub fn new(filenames: &Output) -> TextLineDataset {
-        TextLineDataset {
-            filenames: filenames.clone(),
-            compression_type: String::new(),
-            buffer_size: DEFAULT_BUFFER,
-        }
-    }
-
-    /// The lines of `files`, given as a constant in `g`.
-    pub fn from_files(g: &Graph, files: &[&str]) -> Result<TextLineDataset> {
-        Ok(TextLineDataset::new(&file_list(g, files)?))
-    }
-
-    /// `compression_type`: `""` (the default), `"ZLIB"` or `"GZIP"`; anything else fails when
-    /// the dataset is made.
-    pub fn compression_type(mut self, c: &str) -> Self {
-        self.compression_type = c.to_string();
-        self
-    }
-
-    /// `buffer_size`: bytes read at a time (default 256 KiB; 0 means the default).
-    pub fn buffer_size(mut self, bytes: i64) -> Self {
-        self.buffer_size = bytes;
-        self
-    }
-
-    /// Adds the dataset's op.
-    pub fn build(&self) -> Result<Dataset> {
-        Dataset::files(
-            "TextLineDataset",
-            &self.filenames,
-            &[
-                Tensor::from(self.compression_type.as_str()),
-                Tensor::scalar(self.buffer_size),
-            ],
-        )
-    }
-}
+    TextLineDataset,
+    "TextLineDataset",
+    "lines"
+);
 
 /// `tf.data.FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,
 /// footer_bytes=None, buffer_size=None, compression_type=None)`: records of `record_bytes`
