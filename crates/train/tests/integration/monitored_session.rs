@@ -1,6 +1,6 @@
 //! MonitoredTrainingSession: hooks around runs, stopping at a step, checkpoints saved and
 //! restored by a second session, summaries and step rates in the event file, a queue pipeline
-//! run to its end, and TensorFlow's errors.
+//! and a tf.data pipeline run to their end, and TensorFlow's errors.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -660,4 +660,48 @@ fn a_monitored_run_with_a_trace_level_fills_the_callers_metadata() -> Result<()>
     sess.run_with_metadata(&RunArgs::new().fetch(&m.train), &mut meta)?;
     assert_eq!(meta, weir_session::RunMetadata::default());
     sess.close()
+}
+
+#[test]
+fn a_tf_data_pipeline_trains_to_its_end_and_the_checkpoint_saves() -> Result<()> {
+    use weir_ops::data::Dataset;
+    let dir = temp_dir("tfdata");
+    let g = Graph::new();
+    let xs = constant(&g, Tensor::from(vec![1.0f32, 2.0, 3.0, 4.0, 5.0]))?;
+    let next = Dataset::from_tensor_slices(&[xs])?
+        .batch(2)?
+        .repeat(Some(2))?
+        .make_one_shot_iterator()?
+        .get_next()?;
+    let total = Variable::builder(constant(&g, 0.0f32)?)
+        .name("total")
+        .build()?;
+    let step = get_or_create_global_step(&g)?;
+    let sum = weir_ops::math::Reduce::sum().build(&next[0])?;
+    let train = {
+        let added = total.assign_add(sum)?;
+        let _after = g.control_dependencies(&[added.op()])?;
+        step.assign_add(constant(&g, Tensor::scalar(1i64))?)?
+    };
+    let mut sess = MonitoredTrainingSession::new(&g)
+        .checkpoint_dir(&dir)
+        .build()?;
+    let mut runs = 0;
+    let end = loop {
+        match sess.run(&RunArgs::new().fetch(&train)) {
+            Ok(_) => runs += 1,
+            Err(e) => break e,
+        }
+    };
+    // Batches [1,2] [3,4] [5], twice; the end of the dataset ends the loop.
+    assert!(end.is_out_of_range(), "{end}");
+    assert_eq!(end.message(), "End of sequence");
+    assert_eq!(runs, 6);
+    assert_eq!(scalar_f32(sess.raw_session(), &total.value()), 30.0);
+    sess.close()?;
+    // Closing saved the last step's checkpoint.
+    let latest = latest_checkpoint(&dir)?.expect("a checkpoint");
+    assert!(latest.ends_with("model.ckpt-6"), "{latest}");
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
 }
