@@ -41,11 +41,14 @@ pub struct CancelRegistration {
 impl Drop for CancelRegistration {
     fn drop(&mut self) {
         if let Some(inner) = self.token.upgrade() {
-            inner
-                .state
-                .lock()
-                .callbacks
-                .retain(|(id, _)| *id != self.id);
+            let removed = {
+                let mut st = inner.state.lock();
+                let at = st.callbacks.iter().position(|(id, _)| *id == self.id);
+                at.map(|i| st.callbacks.remove(i))
+            };
+            // Dropped after the lock: a callback may own the last handle of a token whose
+            // own registration is on this one (a child), and that drop takes this lock.
+            drop(removed);
         }
     }
 }
@@ -292,5 +295,20 @@ mod tests {
         assert_eq!(*g, 1);
         drop(g);
         h.join().unwrap();
+    }
+
+    #[test]
+    fn dropping_a_registration_whose_callback_owns_a_child_does_not_deadlock() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let parent = CancellationToken::new();
+            // The callback holds the only handle of a child registered on the same parent.
+            let child = parent.child();
+            let reg = parent.register(move || child.cancel(Error::cancelled("x")));
+            drop(reg);
+            tx.send(()).unwrap();
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("dropping the registration deadlocked");
     }
 }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::{Result, Tensor};
+use crate::{CancellationToken, Result, Tensor};
 
 /// What a session lends its kernels to run functions of its graph
 /// (TensorFlow's `FunctionLibraryRuntime`).
@@ -20,6 +20,8 @@ pub trait FunctionRuntime: Send + Sync {
 /// A prepared function (TensorFlow's `FunctionLibraryRuntime::Handle`): calls may come from
 /// many threads at once.
 pub trait GraphFunction: Send + Sync {
-    /// Runs the function with one value per argument and returns its results in order.
-    fn call(&self, args: &[Tensor]) -> Result<Vec<Tensor>>;
+    /// Runs the function with one value per argument and returns its results in order; a
+    /// call blocked in one of its ops ends with `cancellation` (the caller's run, or the
+    /// iterator that called it being dropped) as well as with the session.
+    fn call(&self, args: &[Tensor], cancellation: &CancellationToken) -> Result<Vec<Tensor>>;
 }

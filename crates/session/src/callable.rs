@@ -61,6 +61,17 @@ impl PreparedRun {
 
     /// Runs in `session` with `feeds`, one value per fed tensor, in order.
     pub(crate) fn call(&self, session: &SessionHandle, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.call_with(session, feeds, None)
+    }
+
+    /// [`call`](Self::call), waiting on `cancellation` (a child of the session's close token)
+    /// when given.
+    pub(crate) fn call_with(
+        &self,
+        session: &SessionHandle,
+        feeds: &[Tensor],
+        cancellation: Option<weir_graph::CancellationToken>,
+    ) -> Result<Vec<Tensor>> {
         if feeds.len() != self.feeds {
             return Err(Error::invalid_argument(format!(
                 "The callable takes {} feed values, got {}",
@@ -72,12 +83,14 @@ impl PreparedRun {
         for (i, v) in feeds.iter().enumerate() {
             args.set_feed_value(i, v.clone());
         }
+        args.cancellation = crate::run_args::RunCancellation(cancellation);
         let out = session.run(&args)?;
         if self.primed.get().is_none() {
             // Keep the plan, not this call's values.
             for i in 0..self.feeds {
                 args.set_feed_value(i, Tensor::scalar(0i32));
             }
+            args.cancellation = crate::run_args::RunCancellation(None);
             let _ = self.primed.set(args);
         }
         Ok(out)

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Weak};
 
-use weir_graph::{Error, FunctionRuntime, GraphFunction, Result, Tensor};
+use weir_graph::{CancellationToken, Error, FunctionRuntime, GraphFunction, Result, Tensor};
 
 use crate::callable::PreparedRun;
 use crate::session::Inner;
@@ -43,7 +43,24 @@ struct SessionFunction {
 }
 
 impl GraphFunction for SessionFunction {
-    fn call(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
-        self.run.call(&session(&self.inner)?, args)
+    fn call(&self, args: &[Tensor], cancellation: &CancellationToken) -> Result<Vec<Tensor>> {
+        let sess = session(&self.inner)?;
+        // Cancelled by the session's close (its parent) or by the caller's token.
+        let token = sess.close_token().child();
+        let _link = {
+            let t = token.clone();
+            let caller = cancellation.clone();
+            cancellation.register(move || {
+                t.cancel(
+                    caller
+                        .error()
+                        .unwrap_or_else(|| Error::cancelled("The function call was cancelled")),
+                )
+            })
+        };
+        if let Some(e) = cancellation.error() {
+            return Err(e);
+        }
+        self.run.call_with(&sess, args, Some(token))
     }
 }

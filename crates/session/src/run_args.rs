@@ -42,9 +42,26 @@ pub struct RunArgs {
     pub(crate) targets: Vec<OpRef>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) trace_level: TraceLevel,
+    /// The token the run waits on instead of the session's own (a child of it): how a
+    /// function called by a kernel ends with its caller.
+    pub(crate) cancellation: RunCancellation,
     /// The plan of the first session that ran these args (its id, the plan). Feeds' values may
     /// change between runs; their keys, fetches and targets cannot, so the plan stays valid.
     plan: PlanCache,
+}
+
+/// A run's own cancellation token, if it has one.
+#[derive(Clone, Default)]
+pub(crate) struct RunCancellation(pub(crate) Option<weir_graph::CancellationToken>);
+
+impl std::fmt::Debug for RunCancellation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(token)"
+        } else {
+            "None"
+        })
+    }
 }
 
 /// The remembered plan; emptied by every change to the feeds, fetches or targets.

@@ -150,6 +150,11 @@ impl SessionHandle {
         SessionHandle { inner }
     }
 
+    /// The token that closing the session cancels.
+    pub(crate) fn close_token(&self) -> &CancellationToken {
+        &self.inner.close_token
+    }
+
     /// The graph this session runs.
     pub fn graph(&self) -> &Graph {
         &self.inner.graph
@@ -286,7 +291,12 @@ impl SessionHandle {
         if plan.parallel {
             // A step of its own, so a failing branch cancels the others without closing the
             // session.
-            let token = self.inner.close_token.child();
+            let token = args
+                .cancellation
+                .0
+                .as_ref()
+                .unwrap_or(&self.inner.close_token)
+                .child();
             let pool = self.pool()?;
             let slots = std::mem::take(&mut scratch.slots);
             scratch.slots = run_parallel(
@@ -301,7 +311,11 @@ impl SessionHandle {
         } else {
             let env = RunEnv {
                 resources: &self.inner.resources,
-                cancellation: &self.inner.close_token,
+                cancellation: args
+                    .cancellation
+                    .0
+                    .as_ref()
+                    .unwrap_or(&self.inner.close_token),
                 deadline,
                 trace: trace.as_deref(),
             };

@@ -138,10 +138,15 @@ impl BoundFunction {
         }
     }
 
-    /// Calls the function on `args` (an element's components).
-    pub(crate) fn call(&self, mut args: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    /// Calls the function on `args` (an element's components); a call blocked in one of its
+    /// ops ends when `ctx`'s token is cancelled.
+    pub(crate) fn call(
+        &self,
+        mut args: Vec<Tensor>,
+        ctx: &super::IteratorContext,
+    ) -> Result<Vec<Tensor>> {
         args.extend(self.captured.iter().cloned());
-        self.function.call(&args)
+        self.function.call(&args, &ctx.cancellation)
     }
 }
 

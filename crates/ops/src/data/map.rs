@@ -40,7 +40,7 @@ struct MapIter {
 impl IteratorBase for MapIter {
     fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
         match self.input.get_next(ctx)? {
-            Some(e) => self.f.call(e).map(Some),
+            Some(e) => self.f.call(e, ctx).map(Some),
             None => Ok(None),
         }
     }
@@ -76,7 +76,7 @@ impl IteratorBase for FilterIter {
             let Some(e) = self.input.get_next(ctx)? else {
                 return Ok(None);
             };
-            let keep = self.predicate.call(e.clone())?;
+            let keep = self.predicate.call(e.clone(), ctx)?;
             match keep.as_slice() {
                 [t] if t.dtype() == DType::Bool && t.rank() == 0 => {
                     if t.to_scalar::<bool>()? {

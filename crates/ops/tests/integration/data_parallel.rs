@@ -486,3 +486,45 @@ fn closing_the_session_ends_a_waiting_get_next() {
     #[cfg(target_os = "linux")]
     wait_for_threads(0, "after the session's end");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn reinitializing_cancels_a_function_call_blocked_in_an_op() {
+    let _serial = serial();
+    wait_for_threads(0, "before the test");
+    let g = Graph::new();
+    let q = FifoQueue::new(10, &[DType::I64]).build(&g).unwrap();
+    let it = Dataset::range(&g, 0, 10, 1)
+        .unwrap()
+        .map_parallel(|x| Ok(vec![add(&x[0], &q.dequeue()?[0])?]), 1)
+        .unwrap()
+        .make_initializable_iterator()
+        .unwrap();
+    let next = it.get_next().unwrap();
+    let enqueue = q.enqueue(&[constant(&g, 5i64).unwrap()]).unwrap();
+    let sess = Session::new(&g).unwrap();
+    sess.run_target(&it.initializer().unwrap()).unwrap();
+    // The worker's call waits in the dequeue; get_next times out.
+    let e = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&next[0])
+                .timeout(Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e}");
+    wait_for_threads(1, "while the call waits");
+    // Re-initializing drops the old iterator, whose token cancels the call in the dequeue: the
+    // old worker leaves without taking the element enqueued next.
+    sess.run_target(&it.initializer().unwrap()).unwrap();
+    wait_for_threads(0, "after re-initializing");
+    sess.run_target(&enqueue).unwrap();
+    let v = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&next[0])
+                .timeout(Duration::from_secs(10)),
+        )
+        .unwrap();
+    assert_eq!(v[0].to_scalar::<i64>().unwrap(), 5);
+}

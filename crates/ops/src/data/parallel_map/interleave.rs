@@ -280,8 +280,8 @@ impl InterleaveIter {
 
     /// The dataset `f` makes of `element`, read ahead on a thread while fewer than
     /// `parallelism` are.
-    fn open_dataset(&mut self, element: Element) -> Result<Slot> {
-        let made = self.f.call(element)?;
+    fn open_dataset(&mut self, element: Element, ctx: &IteratorContext) -> Result<Slot> {
+        let made = self.f.call(element, ctx)?;
         let [handle] = made.as_slice() else {
             return Err(Error::invalid_argument(format!(
                 "The interleave function returned {} values, not one dataset",
@@ -352,7 +352,7 @@ impl IteratorBase for InterleaveIter {
                         continue;
                     };
                     ctx.check()?;
-                    let slot = self.open_dataset(element)?;
+                    let slot = self.open_dataset(element, ctx)?;
                     while self.slots.len() <= ci {
                         self.slots.push(None);
                     }

@@ -215,7 +215,7 @@ fn work(shared: &Shared) {
             return;
         }
         let result = match &shared.f {
-            Some(f) => read.and_then(|e| f.call(e)),
+            Some(f) => read.and_then(|e| f.call(e, &ctx)),
             None => read,
         };
         shared.buffer.lock().results.insert(position, result);
