@@ -54,7 +54,14 @@ impl IteratorResource {
     }
 
     fn get_next(&self, ctx: &IteratorContext) -> Result<Vec<Tensor>> {
-        let mut st = self.state.lock();
+        // Another run may be inside get_next, waiting on its own terms: this run's wait for
+        // the iterator still ends with its own cancellation or deadline.
+        let mut st = loop {
+            if let Some(st) = self.state.try_lock_for(std::time::Duration::from_millis(5)) {
+                break st;
+            }
+            ctx.check()?;
+        };
         if st.ended {
             return Err(end_of_sequence());
         }

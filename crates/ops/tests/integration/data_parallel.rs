@@ -528,3 +528,42 @@ fn reinitializing_cancels_a_function_call_blocked_in_an_op() {
         .unwrap();
     assert_eq!(v[0].to_scalar::<i64>().unwrap(), 5);
 }
+
+#[test]
+fn a_get_next_waiting_behind_another_ends_with_its_own_timeout() {
+    let _serial = serial();
+    let g = Graph::new();
+    let q = FifoQueue::new(10, &[DType::I64]).build(&g).unwrap();
+    let ds = Dataset::range(&g, 0, 10, 1)
+        .unwrap()
+        .map(|x| Ok(vec![add(&x[0], &q.dequeue()?[0])?]))
+        .unwrap();
+    let (sess, next) = one_shot(&ds);
+    // The first get_next waits in the map's dequeue, holding the iterator.
+    let handle = sess.handle();
+    let first_next = next[0].clone();
+    let first = std::thread::spawn(move || handle.run(&RunArgs::new().fetch(&first_next)));
+    std::thread::sleep(Duration::from_millis(100));
+    // A second one, with a timeout, waits for the iterator and gives up on time (run on a
+    // thread, so a regression fails here instead of hanging the test).
+    let (tx, rx) = mpsc::channel();
+    let handle = sess.handle();
+    let second_next = next[0].clone();
+    let second = std::thread::spawn(move || {
+        let r = handle.run(
+            &RunArgs::new()
+                .fetch(&second_next)
+                .timeout(Duration::from_millis(200)),
+        );
+        tx.send(r).unwrap();
+    });
+    let e = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the second get_next ignored its timeout")
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e}");
+    second.join().unwrap();
+    sess.close();
+    let r = first.join().unwrap();
+    assert_eq!(r.unwrap_err().code(), Code::Cancelled);
+}
