@@ -193,23 +193,49 @@ pub(super) fn register() {
 
 impl Dataset {
     /// A file dataset op `op` on `filenames` (flattened to a vector as TensorFlow's Python does)
-    /// followed by `args`: scalar strings out.
-    fn files(op: &str, filenames: &Output, args: &[Tensor]) -> Result<Dataset> {
+    /// followed by `args`: scalar strings out. With `num_parallel_reads`, TensorFlow's
+    /// composition: a dataset of the file names, each read by its own op, `n` files at a time
+    /// through `parallel_interleave` (cycle `n`, block 1), or through `interleave` with
+    /// [`AUTOTUNE`](super::AUTOTUNE) parallelism when `n` is `AUTOTUNE`.
+    fn files(
+        op: &str,
+        filenames: &Output,
+        args: &[Tensor],
+        num_parallel_reads: Option<i64>,
+    ) -> Result<Dataset> {
         if filenames.dtype() != DType::String {
             return Err(Error::invalid_argument(
                 "`filenames` must be a `tf.Tensor` of `tf.string` elements.",
             ));
         }
-        let g = filenames.graph();
-        let names = match filenames.shape().rank() {
-            Some(0 | 1) => filenames.clone(),
+        let names = match (filenames.shape().rank(), num_parallel_reads) {
+            (Some(0 | 1), None) => filenames.clone(),
             _ => crate::array::reshape(filenames, [-1i64])?,
         };
-        let mut b = crate::new_op(g, op).input(names);
-        for a in args {
-            b = b.input(crate::array::constant(g, a.clone())?);
+        let one_op = |names: &Output| {
+            let g = names.graph();
+            let mut b = crate::new_op(g, op).input(names.clone());
+            for a in args {
+                b = b.input(crate::array::constant(g, a.clone())?);
+            }
+            Dataset::build(b, vec![DType::String], vec![Shape::scalar()])
+        };
+        let Some(n) = num_parallel_reads else {
+            return one_op(&names);
+        };
+        let each_file = |f: &[Output]| one_op(&f[0]);
+        let names = Dataset::from_tensor_slices(&[names])?;
+        if n == super::AUTOTUNE {
+            names.interleave_with(
+                each_file,
+                super::InterleaveOptions {
+                    num_parallel_calls: Some(super::AUTOTUNE),
+                    ..super::InterleaveOptions::default()
+                },
+            )
+        } else {
+            names.parallel_interleave(each_file, super::ParallelInterleaveOptions::new(n))
         }
-        Dataset::build(b, vec![DType::String], vec![Shape::scalar()])
     }
 }
 
@@ -228,6 +254,7 @@ macro_rules! compressed_files_builder {
             filenames: Output,
             compression_type: String,
             buffer_size: i64,
+            num_parallel_reads: Option<i64>,
         }
 
         impl $name {
@@ -237,6 +264,7 @@ macro_rules! compressed_files_builder {
                     filenames: filenames.clone(),
                     compression_type: String::new(),
                     buffer_size: DEFAULT_BUFFER,
+                    num_parallel_reads: None,
                 }
             }
 
@@ -257,7 +285,16 @@ macro_rules! compressed_files_builder {
                 self
             }
 
-            /// Adds the dataset's op.
+            /// `num_parallel_reads`: files read at once, each on a thread of its own, their records
+            /// alternating one at a time (TensorFlow's deterministic order of
+            /// `parallel_interleave(cycle_length=n)`; [`AUTOTUNE`](super::AUTOTUNE) interleaves with
+            /// TensorFlow's automatic cycle). Default: one file after the other.
+            pub fn num_parallel_reads(mut self, n: i64) -> Self {
+                self.num_parallel_reads = Some(n);
+                self
+            }
+
+            /// Adds the dataset's ops.
             pub fn build(&self) -> Result<Dataset> {
                 Dataset::files(
                     $op,
@@ -266,6 +303,7 @@ macro_rules! compressed_files_builder {
                         Tensor::from(self.compression_type.as_str()),
                         Tensor::scalar(self.buffer_size),
                     ],
+                    self.num_parallel_reads,
                 )
             }
         }
@@ -273,7 +311,8 @@ macro_rules! compressed_files_builder {
 }
 
 compressed_files_builder!(
-/// `tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None)`: the records
+/// `tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None,
+/// num_parallel_reads=None)`: the records
 /// of TFRecord files, in order, as scalar strings (op `TFRecordDataset`).
 ///
 /// Damage is DataLoss from `get_next` after the records before it (the next run goes on with
@@ -298,7 +337,8 @@ compressed_files_builder!(
 );
 
 compressed_files_builder!(
-/// `tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None)`: the lines of
+/// `tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None,
+/// num_parallel_reads=None)`: the lines of
 /// text files, in order, without their `\n` and with every `\r` removed (op `TextLineDataset`).
 ///
 /// ```
@@ -316,8 +356,9 @@ compressed_files_builder!(
 );
 
 /// `tf.data.FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,
-/// footer_bytes=None, buffer_size=None, compression_type=None)`: records of `record_bytes`
-/// between each file's header and footer (op `FixedLengthRecordDatasetV2`).
+/// footer_bytes=None, buffer_size=None, compression_type=None, num_parallel_reads=None)`:
+/// records of `record_bytes` between each file's header and footer (op
+/// `FixedLengthRecordDatasetV2`).
 ///
 /// Stricter than `FixedLengthRecordReader`: a body that is not a whole number of records is
 /// InvalidArgument (DataLoss when compressed) rather than a dropped partial record.
@@ -343,6 +384,7 @@ pub struct FixedLengthRecordDataset {
     footer_bytes: i64,
     buffer_size: i64,
     compression_type: String,
+    num_parallel_reads: Option<i64>,
 }
 
 impl FixedLengthRecordDataset {
@@ -356,6 +398,7 @@ impl FixedLengthRecordDataset {
             footer_bytes: 0,
             buffer_size: DEFAULT_BUFFER,
             compression_type: String::new(),
+            num_parallel_reads: None,
         }
     }
 
@@ -396,7 +439,16 @@ impl FixedLengthRecordDataset {
         self
     }
 
-    /// Adds the dataset's op.
+    /// `num_parallel_reads`: files read at once, each on a thread of its own, their records
+    /// alternating one at a time (TensorFlow's deterministic order of
+    /// `parallel_interleave(cycle_length=n)`; [`AUTOTUNE`](super::AUTOTUNE) interleaves with
+    /// TensorFlow's automatic cycle). Default: one file after the other.
+    pub fn num_parallel_reads(mut self, n: i64) -> Self {
+        self.num_parallel_reads = Some(n);
+        self
+    }
+
+    /// Adds the dataset's ops.
     pub fn build(&self) -> Result<Dataset> {
         Dataset::files(
             "FixedLengthRecordDatasetV2",
@@ -408,6 +460,7 @@ impl FixedLengthRecordDataset {
                 Tensor::scalar(self.buffer_size),
                 Tensor::from(self.compression_type.as_str()),
             ],
+            self.num_parallel_reads,
         )
     }
 }

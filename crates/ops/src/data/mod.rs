@@ -52,7 +52,7 @@ use weir_graph::{
 
 pub use builders::{Dataset, Iterator};
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
-pub use parallel_map::{InterleaveOptions, MapOptions, AUTOTUNE};
+pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
 
 /// One element of a dataset: a value per component, in the dataset's component order.

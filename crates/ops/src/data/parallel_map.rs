@@ -9,9 +9,11 @@
 //! re-initialization, the session's end); a call already running finishes first.
 
 mod interleave;
+mod legacy;
 mod workers;
 
 pub use interleave::InterleaveOptions;
+pub use legacy::ParallelInterleaveOptions;
 
 use std::sync::Arc;
 

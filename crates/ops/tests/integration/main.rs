@@ -11,6 +11,7 @@ mod data_combine;
 mod data_core;
 mod data_files;
 mod data_parallel;
+mod data_parallel_reads;
 mod data_shuffle;
 mod debug_ops;
 mod dynamic_partition;

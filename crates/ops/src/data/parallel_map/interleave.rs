@@ -61,7 +61,7 @@ impl InterleaveOptions {
 impl Dataset {
     /// Builds `f`, a function of an element that returns a dataset, and returns it with that
     /// dataset (its types and shapes are the result's).
-    fn dataset_function(
+    pub(super) fn dataset_function(
         &self,
         name: &str,
         f: impl FnOnce(&[Output]) -> Result<Dataset>,
@@ -213,6 +213,10 @@ struct Interleave {
     block_length: usize,
     /// Open datasets read ahead on threads of their own, at most (0: none).
     parallelism: usize,
+    /// Elements each read-ahead thread buffers.
+    buffer: usize,
+    /// Whether the cycle moves as in `LegacyParallelInterleaveDatasetV2` (see [`InterleaveIter`]).
+    legacy: bool,
 }
 
 impl DatasetBase for Interleave {
@@ -228,6 +232,8 @@ impl DatasetBase for Interleave {
             cycle_length: self.cycle_length,
             block_length: self.block_length,
             parallelism: self.parallelism,
+            buffer: self.buffer,
+            legacy: self.legacy,
             slots: Vec::new(),
             cycle_index: 0,
             block_index: 0,
@@ -245,6 +251,14 @@ struct Slot {
 }
 
 /// TensorFlow's `InterleaveDatasetOp::Dataset::Iterator`, step for step.
+///
+/// With `legacy`, the order of TensorFlow's `LegacyParallelInterleaveDatasetV2` when its
+/// threads keep ahead of the consumer (the usual case, and the only one whose order does not
+/// depend on timing): a dataset that ends is replaced at once by the next input element's, and
+/// the turn passes to the next slot; once the input has ended, the turn passes on without
+/// starting a new block, so the next slot only completes the block. (Two files of 3 and 1
+/// records ahead of files of 4 and 2, cycle 3, block 2, give `0-0 0-1 1-0 2-0 2-1 0-2 3-0
+/// 2-2 2-3 3-1` where `interleave` gives `... 0-2 3-0 3-1 2-2 2-3`.)
 struct InterleaveIter {
     /// `None` once the input has ended.
     input: Option<Box<dyn IteratorBase>>,
@@ -253,6 +267,8 @@ struct InterleaveIter {
     cycle_length: usize,
     block_length: usize,
     parallelism: usize,
+    buffer: usize,
+    legacy: bool,
     /// The cycle's open datasets; a slot past the end is empty (so a huge `cycle_length`
     /// costs nothing until that many are open).
     slots: Vec<Option<Slot>>,
@@ -268,6 +284,11 @@ struct InterleaveIter {
 impl InterleaveIter {
     fn advance(&mut self) {
         self.block_index = 0;
+        self.step();
+    }
+
+    /// Moves to the next slot, within the same block.
+    fn step(&mut self) {
         self.cycle_index += 1;
         // Past the last slot ever opened, every slot is empty: once the input has ended they
         // would only be stepped over.
@@ -299,9 +320,8 @@ impl InterleaveIter {
         let iterator = ds.make_iterator()?;
         if self.prefetching < self.parallelism {
             self.prefetching += 1;
-            let buffer = self.block_length.clamp(1, PREFETCH_BUFFER);
             return Ok(Slot {
-                iterator: Box::new(ParallelMapIter::new(iterator, None, buffer, 1, true)),
+                iterator: Box::new(ParallelMapIter::new(iterator, None, self.buffer, 1, true)),
                 prefetched: true,
             });
         }
@@ -309,6 +329,25 @@ impl InterleaveIter {
             iterator,
             prefetched: false,
         })
+    }
+
+    /// Opens the next input element's dataset in slot `ci`; false when the input has ended.
+    fn fill(&mut self, ci: usize, ctx: &IteratorContext) -> Result<bool> {
+        let Some(input) = self.input.as_mut() else {
+            return Ok(false);
+        };
+        let Some(element) = input.get_next(ctx)? else {
+            self.input = None;
+            return Ok(false);
+        };
+        ctx.check()?;
+        let slot = self.open_dataset(element, ctx)?;
+        while self.slots.len() <= ci {
+            self.slots.push(None);
+        }
+        self.slots[ci] = Some(slot);
+        self.open += 1;
+        Ok(true)
     }
 
     fn close(&mut self, ci: usize) {
@@ -322,10 +361,17 @@ impl InterleaveIter {
 }
 
 /// Elements a read-ahead thread buffers: a block, up to this many.
-const PREFETCH_BUFFER: usize = 64;
+pub(super) const PREFETCH_BUFFER: usize = 64;
 
 impl IteratorBase for InterleaveIter {
     fn get_next(&mut self, ctx: &IteratorContext) -> Result<Option<Element>> {
+        if self.legacy && self.slots.is_empty() {
+            // TensorFlow's legacy op opens the whole cycle before the first element.
+            let mut ci = 0;
+            while ci < self.cycle_length && self.fill(ci, ctx)? {
+                ci += 1;
+            }
+        }
         while self.input.is_some() || self.open > 0 {
             let ci = self.cycle_index;
             match self.slots.get_mut(ci).and_then(Option::as_mut) {
@@ -335,6 +381,14 @@ impl IteratorBase for InterleaveIter {
                             self.block_index += 1;
                             return Ok(Some(e));
                         }
+                        None if self.legacy => {
+                            self.close(ci);
+                            if self.fill(ci, ctx)? {
+                                self.advance();
+                            } else {
+                                self.step();
+                            }
+                        }
                         None => {
                             self.close(ci);
                             self.advance();
@@ -342,22 +396,15 @@ impl IteratorBase for InterleaveIter {
                     }
                 }
                 Some(_) => self.advance(),
-                None => {
-                    let Some(input) = self.input.as_mut() else {
+                None if self.input.is_none() => {
+                    if self.legacy {
+                        self.step();
+                    } else {
                         self.advance();
-                        continue;
-                    };
-                    let Some(element) = input.get_next(ctx)? else {
-                        self.input = None;
-                        continue;
-                    };
-                    ctx.check()?;
-                    let slot = self.open_dataset(element, ctx)?;
-                    while self.slots.len() <= ci {
-                        self.slots.push(None);
                     }
-                    self.slots[ci] = Some(slot);
-                    self.open += 1;
+                }
+                None => {
+                    self.fill(ci, ctx)?;
                 }
             }
         }
@@ -370,19 +417,56 @@ enum Kind {
     FlatMap,
     Interleave,
     Parallel,
+    /// `LegacyParallelInterleaveDatasetV2`: every open dataset is read ahead.
+    Legacy,
 }
 
-/// `InterleaveDataset`, `ParallelInterleaveDatasetV4` or `FlatMapDataset`.
+impl Kind {
+    /// How many scalar arguments end the op's inputs.
+    fn scalars(self) -> usize {
+        match self {
+            Kind::FlatMap => 0,
+            Kind::Interleave => 2,
+            Kind::Legacy => 4,
+            Kind::Parallel => 5,
+        }
+    }
+}
+
+/// `InterleaveDataset`, `ParallelInterleaveDatasetV4`, `LegacyParallelInterleaveDatasetV2` or
+/// `FlatMapDataset`.
 struct InterleaveKernel {
     f: FunctionAttr,
     kind: Kind,
 }
 
-/// Checks an interleave's scalar arguments as TensorFlow does: `(cycle_length, block_length,
-/// parallelism)` of the op's inputs after the captured ones.
-fn arguments(kind: Kind, args: &[weir_graph::Tensor]) -> Result<(usize, usize, usize)> {
+/// An interleave's sizes, from its scalar arguments.
+pub(super) struct Sizes {
+    pub(super) cycle_length: usize,
+    pub(super) block_length: usize,
+    /// Open datasets read ahead on threads, at most.
+    pub(super) parallelism: usize,
+    /// Elements buffered per read-ahead thread.
+    pub(super) buffer: usize,
+}
+
+pub(super) fn size(v: i64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// Checks an interleave's scalar arguments as TensorFlow does, from the op's inputs after the
+/// captured ones.
+fn arguments(kind: Kind, args: &[weir_graph::Tensor]) -> Result<Sizes> {
     if kind == Kind::FlatMap {
-        return Ok((1, 1, 0));
+        return Ok(Sizes {
+            cycle_length: 1,
+            block_length: 1,
+            parallelism: 0,
+            buffer: 1,
+        });
+    }
+    if kind == Kind::Legacy {
+        return super::legacy::arguments(args);
     }
     let arg = |i: usize| args[i].to_scalar::<i64>();
     let (cycle, block) = (arg(0)?, arg(1)?);
@@ -428,32 +512,29 @@ fn arguments(kind: Kind, args: &[weir_graph::Tensor]) -> Result<(usize, usize, u
         }
         Some(n) => n,
     };
-    let size = |v: i64| usize::try_from(v).unwrap_or(usize::MAX);
-    Ok((
-        size(cycle_length),
-        size(block),
-        size(parallelism).min(MAX_THREADS),
-    ))
+    Ok(Sizes {
+        cycle_length: size(cycle_length),
+        block_length: size(block),
+        parallelism: size(parallelism).min(MAX_THREADS),
+        buffer: size(block).clamp(1, PREFETCH_BUFFER),
+    })
 }
 
 impl Kernel for InterleaveKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let input = input_dataset(ctx, 0)?;
         let n = ctx.inputs().len();
-        let scalars = match self.kind {
-            Kind::FlatMap => 0,
-            Kind::Interleave => 2,
-            Kind::Parallel => 5,
-        };
-        let (cycle_length, block_length, parallelism) =
-            arguments(self.kind, &ctx.inputs()[n - scalars..])?;
+        let scalars = self.kind.scalars();
+        let sizes = arguments(self.kind, &ctx.inputs()[n - scalars..])?;
         let ds = Interleave {
             input,
             f: BoundFunction::new(self.f.get(ctx)?, ctx.inputs()[1..n - scalars].to_vec()),
             dtypes: output_dtypes(ctx.node())?,
-            cycle_length,
-            block_length,
-            parallelism,
+            cycle_length: sizes.cycle_length,
+            block_length: sizes.block_length,
+            parallelism: sizes.parallelism,
+            buffer: sizes.buffer,
+            legacy: self.kind == Kind::Legacy,
         };
         ctx.set_output(0, dataset_tensor(Arc::new(ds)));
         Ok(())
@@ -479,7 +560,22 @@ pub(super) fn register() {
                 Some(AttrValue::Str("default".to_string())),
             ),
     );
+    register_op(
+        function_dataset_def("LegacyParallelInterleaveDatasetV2", "f")
+            .input("cycle_length", ArgType::Fixed(DType::I64))
+            .input("block_length", ArgType::Fixed(DType::I64))
+            .input("buffer_output_elements", ArgType::Fixed(DType::I64))
+            .input("prefetch_input_elements", ArgType::Fixed(DType::I64))
+            .attr(
+                "deterministic",
+                AttrKind::Str,
+                Some(AttrValue::Str("default".to_string())),
+            ),
+    );
     register_op(function_dataset_def("FlatMapDataset", "f"));
+    register_kernel("LegacyParallelInterleaveDatasetV2", |node| {
+        kernel(node, Kind::Legacy)
+    });
     register_kernel("InterleaveDataset", |node| kernel(node, Kind::Interleave));
     register_kernel("ParallelInterleaveDatasetV4", |node| {
         kernel(node, Kind::Parallel)
