@@ -34,6 +34,7 @@ mod batch;
 mod builders;
 mod cache;
 mod combine;
+mod csv;
 mod files;
 mod function;
 mod iterator;
@@ -51,6 +52,7 @@ use weir_graph::{
 };
 
 pub use builders::{Dataset, Iterator};
+pub use csv::CsvDataset;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
 pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
@@ -144,6 +146,7 @@ pub(crate) fn register_all_ops() {
     repeat::register();
     cache::register();
     files::register();
+    csv::register();
     shuffle::register();
     parallel_map::register();
     combine::register();

@@ -7,8 +7,8 @@ use bytes::Bytes;
 use weir_graph::{DType, Result, Tensor, TensorType};
 
 use super::csv::{
-    field_bytes, invalid, is_missing, missing, raw, split_record, unsupported, CsvOptions, Span,
-    Spans, Splitter,
+    field_bytes, invalid_at, is_missing, missing_at, raw, split_record, unsupported, CsvOptions,
+    Span, Spans, Splitter,
 };
 use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
 
@@ -27,13 +27,26 @@ pub(super) fn decode_one(
         }
     }
     fields(rec, defaults, opts, |field, d, c, s| {
-        Ok(match d.dtype() {
-            DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
-            DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
-            DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
-            DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
-            _ => Tensor::filled(shape, field.string(d, c, s)?),
-        })
+        field_tensor(field, d, c, s, shape)
+    })
+}
+
+/// Field `c` of a record, at span `s`, converted to the dtype of its record default `d` (one of
+/// decode_csv's five): a tensor of `shape` filled with the value, or the default when the field
+/// is missing (empty or na_value).
+pub(crate) fn field_tensor(
+    field: &Field<'_>,
+    d: &Tensor,
+    c: usize,
+    s: Span,
+    shape: &[usize],
+) -> Result<Tensor> {
+    Ok(match d.dtype() {
+        DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
+        DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
+        DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
+        DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
+        _ => Tensor::filled(shape, field.string(d, c, s)?),
     })
 }
 
@@ -47,10 +60,7 @@ fn fields<T>(
 ) -> Result<Vec<T>> {
     let mut spans = Spans::new();
     split_record(&Splitter::new(opts), rec, 0, defaults.len(), &mut spans)?;
-    let field = Field {
-        rec,
-        na: &opts.na_value,
-    };
+    let field = Field::new(rec, &opts.na_value, Some(0));
     let mut out = Vec::with_capacity(defaults.len());
     for (c, (d, &s)) in defaults.iter().zip(&spans).enumerate() {
         out.push(value(&field, d, c, s)?);
@@ -105,18 +115,25 @@ fn stacked<T: TensorType>(
     Tensor::from_vec(&[defaults.len()], fields(rec, defaults, opts, value)?)
 }
 
-struct Field<'a> {
+/// One record's fields as [`field_tensor`] reads them: the record, the na_value, and the
+/// record's number in messages (`None`: unnumbered, as `CsvDataset` words them).
+pub(crate) struct Field<'a> {
     rec: &'a Bytes,
     na: &'a [u8],
+    record: Option<usize>,
 }
 
-impl Field<'_> {
+impl<'a> Field<'a> {
+    pub(crate) fn new(rec: &'a Bytes, na: &'a [u8], record: Option<usize>) -> Field<'a> {
+        Field { rec, na, record }
+    }
+
     /// The record default of column `c`, or the error for a required field.
     fn default<T: TensorType>(&self, d: &Tensor, c: usize) -> Result<T> {
         d.as_slice::<T>()?
             .first()
             .cloned()
-            .ok_or_else(|| missing(c, 0))
+            .ok_or_else(|| missing_at(c, self.record))
     }
 
     fn number<T: TensorType>(
@@ -130,7 +147,7 @@ impl Field<'_> {
         if is_missing(self.na, self.rec, s) {
             return self.default::<T>(d, c);
         }
-        parse(raw(self.rec, s)).ok_or_else(|| invalid(c, 0, kind, self.rec, s))
+        parse(raw(self.rec, s)).ok_or_else(|| invalid_at(c, self.record, kind, self.rec, s))
     }
 
     fn string(&self, d: &Tensor, c: usize, s: Span) -> Result<Bytes> {

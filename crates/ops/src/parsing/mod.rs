@@ -24,7 +24,9 @@ mod serialize_tensor;
 mod sparse_merge;
 mod wire;
 
+pub(crate) use csv::{check_defaults, Span as CsvSpan};
 pub use csv::{decode_csv_tensors, CsvOptions};
+pub(crate) use csv_record::{field_tensor as csv_field_tensor, Field as CsvField};
 pub use decode_csv::{decode_csv, DecodeCsv};
 pub use decode_raw::{decode_raw, decode_raw_tensor, DecodeRaw};
 pub use example::{

@@ -92,16 +92,40 @@ pub(crate) fn unsupported(dt: DType, f: usize) -> Error {
 }
 
 pub(crate) fn missing(col: usize, record: usize) -> Error {
+    missing_at(col, Some(record))
+}
+
+/// The error for a required field that is missing; `record` is `None` where TensorFlow does
+/// not number records (`CsvDataset`).
+pub(crate) fn missing_at(col: usize, record: Option<usize>) -> Error {
     Error::invalid_argument(format!(
-        "Field {col} is required but missing in record {record}!"
+        "Field {col} is required but missing in record{}!",
+        record_label(record)
     ))
 }
 
 pub(crate) fn invalid(col: usize, record: usize, kind: &str, rec: &[u8], s: Span) -> Error {
+    invalid_at(col, Some(record), kind, rec, s)
+}
+
+/// The error for a field that is not a valid `kind`; `record` as in [`missing_at`].
+pub(crate) fn invalid_at(
+    col: usize,
+    record: Option<usize>,
+    kind: &str,
+    rec: &[u8],
+    s: Span,
+) -> Error {
     Error::invalid_argument(format!(
-        "Field {col} in record {record} is not a valid {kind}: {}",
+        "Field {col} in record{} is not a valid {kind}: {}",
+        record_label(record),
         String::from_utf8_lossy(&field_text(rec, s))
     ))
+}
+
+/// ` <n>` after "record" in messages, or nothing.
+fn record_label(record: Option<usize>) -> String {
+    record.map(|r| format!(" {r}")).unwrap_or_default()
 }
 
 /// Converts column `col` of `chunk` with `parse`; on failure, the chunk row and the error.

@@ -16,6 +16,16 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// The field `record[start..end]`; `escaped` when it holds doubled quotes (a quoted field's
+    /// content between its quotes).
+    pub(crate) fn new(start: u32, end: u32, escaped: bool) -> Span {
+        Span {
+            start,
+            end,
+            escaped,
+        }
+    }
+
     pub(super) fn is_empty(self) -> bool {
         self.start == self.end
     }

@@ -11,7 +11,7 @@ use weir_graph::{Error, Result, Tensor};
 mod columns;
 mod fields;
 
-pub(super) use columns::{invalid, missing, unsupported};
+pub(super) use columns::{invalid_at, missing_at, unsupported};
 use columns::{Chunk, Column};
 pub(super) use fields::{field_bytes, is_missing, raw, split_record};
 pub(crate) use fields::{Span, Spans, Splitter};
