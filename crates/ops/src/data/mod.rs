@@ -37,6 +37,7 @@ mod combine;
 mod csv;
 mod files;
 mod function;
+mod generator;
 mod iterator;
 mod map;
 mod parallel_map;
@@ -53,6 +54,7 @@ use weir_graph::{
 
 pub use builders::{Dataset, Iterator};
 pub use csv::CsvDataset;
+pub use generator::GeneratorItem;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
 pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
@@ -146,6 +148,7 @@ pub(crate) fn register_all_ops() {
     repeat::register();
     cache::register();
     files::register();
+    generator::register();
     csv::register();
     shuffle::register();
     parallel_map::register();
