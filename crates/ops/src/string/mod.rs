@@ -1,10 +1,13 @@
 //! String ops. String tensors hold bytes ([`Bytes`](weir_graph::Bytes)); ops that count
 //! characters say so with [`Unit::Utf8Char`].
 //!
-//! `tf.strings.join`, `tf.string_split` (to a [`SparseOutput`](crate::sparse::SparseOutput)),
-//! `tf.strings.substr`, `tf.strings.to_number`, `tf.strings.as_string`, `tf.strings.length`,
-//! `tf.strings.regex_full_match`, `tf.strings.to_hash_bucket_fast`, `tf.io.decode_base64` and
-//! `tf.io.encode_base64`, with TensorFlow's op names, attrs and error messages.
+//! `tf.strings.join`, `tf.strings.reduce_join`, `tf.string_split` (to a
+//! [`SparseOutput`](crate::sparse::SparseOutput)), `tf.strings.substr`, `tf.strings.to_number`,
+//! `tf.strings.as_string`, `tf.strings.length`, `tf.strings.regex_full_match`,
+//! `tf.strings.regex_replace`, `tf.strings.strip`, `tf.strings.lower`, `tf.strings.upper`,
+//! `tf.strings.to_hash_bucket_fast`, `tf.strings.to_hash_bucket_strong`, `tf.io.decode_base64`
+//! and `tf.io.encode_base64`, with TensorFlow's op names, attrs and error messages. String
+//! `tf.add` (concatenation) is [`math::add`](crate::math::add).
 //!
 //! ```
 //! use weir_graph::{DType, Graph};
@@ -22,15 +25,24 @@ pub(crate) mod base64;
 mod convert;
 pub(crate) mod format;
 mod hash;
+mod hash_strong;
 mod join_split;
+mod re2;
+mod reduce_join;
 mod regex_match;
+mod regex_replace;
+mod strip_case;
 mod substr;
 
 pub use base64::{decode_base64, encode_base64};
 pub use convert::{as_string, string_to_number, AsString};
 pub use hash::{fingerprint64, string_to_hash_bucket_fast};
+pub use hash_strong::{siphash24, string_to_hash_bucket_strong};
 pub use join_split::{string_join, string_split, strings_split, StringSplit};
+pub use reduce_join::{reduce_join, reduce_join_tensor};
 pub use regex_match::{regex_full_match, regex_full_match_tensor};
+pub use regex_replace::{regex_replace, regex_replace_tensor};
+pub use strip_case::{lower, strip, upper};
 pub use substr::{string_length, substr, Substr};
 
 use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
@@ -40,8 +52,12 @@ pub(crate) fn register_all_ops() {
     base64::register();
     convert::register();
     hash::register();
+    hash_strong::register();
     join_split::register();
+    reduce_join::register();
     regex_match::register();
+    regex_replace::register();
+    strip_case::register();
     substr::register();
 }
 

@@ -1,5 +1,5 @@
 //! `RegexFullMatch` and `StaticRegexFullMatch`: whether each whole string matches an RE2-style
-//! pattern (Rust's `regex` crate implements the same syntax family).
+//! pattern (RE2's syntax, see [`super::re2`]).
 
 use parking_lot::Mutex;
 use regex::bytes::Regex;
@@ -12,16 +12,7 @@ use weir_graph::{
 use super::{map_strings, same_shape};
 
 fn compile(pattern: &str) -> Result<Regex> {
-    Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| {
-        let detail = e.to_string();
-        let last = detail
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim()
-            .trim_start_matches("error: ");
-        Error::invalid_argument(format!("Invalid pattern: {pattern}, error: {last}"))
-    })
+    super::re2::compile(pattern, true)
 }
 
 /// `tf.strings.regex_full_match(input, pattern)` with a pattern known when building (op

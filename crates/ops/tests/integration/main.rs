@@ -67,6 +67,7 @@ mod script;
 mod serialize_tensor;
 mod sparse;
 mod string;
+mod strings_more;
 mod summary;
 mod ta_util;
 mod tensor_array;

@@ -60,21 +60,21 @@ fn wrong_results_get_tensorflows_messages() {
     let as_f64 = py_func(
         &g,
         |_: &[Tensor]| Ok(vec![Tensor::from(vec![1.0f64])]),
-        &[x.clone()],
+        std::slice::from_ref(&x),
         &[DType::F32],
     )
     .unwrap();
     let two = py_func(
         &g,
         |a: &[Tensor]| Ok(vec![a[0].clone(), a[0].clone()]),
-        &[x.clone()],
+        std::slice::from_ref(&x),
         &[DType::F32],
     )
     .unwrap();
     let one = numpy_function(
         &g,
         |a: &[Tensor]| Ok(vec![a[0].clone()]),
-        &[x.clone()],
+        std::slice::from_ref(&x),
         &[DType::F32, DType::F32],
     )
     .unwrap();

@@ -1,0 +1,311 @@
+//! `ReduceJoin`, `StaticRegexReplace`/`RegexReplace`, `StringStrip`, `StringLower`,
+//! `StringUpper`, string `Add`, `StringToHashBucketStrong` and RE2's syntax in
+//! `StaticRegexFullMatch` against TensorFlow 2.21
+//! (tests/data/strings_more/expected.json, written by make_strings.py there): values, static
+//! shapes, and error codes and messages.
+//!
+//! Messages are compared whole, except three kinds whose wording is not TensorFlow's kernel's:
+//! shape-function messages are compared before TensorFlow's " for '{{node ..." suffix (weir's
+//! suffix names the op instead), pattern errors before the regex library's detail ("Invalid
+//! pattern: P, error: "), and the checks that TensorFlow's Python layer makes before the op
+//! exists (dtype and attr minimum) by code and the name they point at.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Shape, Tensor};
+use weir_ops::array::{constant, placeholder};
+use weir_ops::math::add;
+use weir_ops::string::{
+    lower, reduce_join, reduce_join_tensor, regex_full_match, regex_replace, regex_replace_tensor,
+    string_to_hash_bucket_strong, strip, upper,
+};
+use weir_session::{RunArgs, Session};
+
+fn cases() -> Vec<Value> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/strings_more/expected.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str::<Value>(&text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A JSON string, or a list of byte values for one that is not UTF-8.
+fn bytes_of(v: &Value) -> Bytes {
+    match v {
+        Value::String(s) => Bytes::from(s.clone().into_bytes()),
+        Value::Array(b) => b.iter().map(|x| x.as_u64().unwrap() as u8).collect(),
+        other => panic!("not a string: {other}"),
+    }
+}
+
+/// The shape and row-major leaves of a nested JSON list of strings or ints.
+fn flatten(v: &Value, dtype: DType, shape: &mut Vec<usize>, depth: usize, out: &mut Vec<Value>) {
+    let is_leaf = match v {
+        Value::Array(items) => dtype == DType::String && items.iter().all(Value::is_number),
+        _ => true,
+    };
+    // A non-empty list of numbers is a byte string when strings are meant.
+    if is_leaf && !(v.is_array() && v.as_array().unwrap().is_empty()) {
+        out.push(v.clone());
+        return;
+    }
+    let items = v.as_array().unwrap();
+    if shape.len() == depth {
+        shape.push(items.len());
+    }
+    for x in items {
+        flatten(x, dtype, shape, depth + 1, out);
+    }
+}
+
+fn tensor_of(v: &Value, dtype: DType) -> Tensor {
+    let (mut shape, mut leaves) = (Vec::new(), Vec::new());
+    flatten(v, dtype, &mut shape, 0, &mut leaves);
+    match dtype {
+        DType::String => Tensor::from_vec(&shape, leaves.iter().map(bytes_of).collect()).unwrap(),
+        _ => Tensor::from_vec(
+            &shape,
+            leaves.iter().map(|x| x.as_i64().unwrap() as i32).collect(),
+        )
+        .unwrap(),
+    }
+}
+
+fn shape_of(v: &Value) -> Shape {
+    match v {
+        Value::Null => Shape::unknown(),
+        Value::Array(d) => Shape::new(
+            d.iter()
+                .map(|x| x.as_u64().map(|n| n as usize))
+                .collect::<Vec<_>>(),
+        ),
+        other => panic!("not a shape: {other}"),
+    }
+}
+
+/// Input `key` of case `c`: a constant, or a placeholder of `c[key_shape]` fed its value.
+fn source(
+    g: &Graph,
+    c: &Value,
+    key: &str,
+    dtype: DType,
+    feeds: &mut Vec<(Output, Tensor)>,
+) -> Output {
+    let value = tensor_of(&c[key], dtype);
+    match c.get(format!("{key}_shape")) {
+        None => constant(g, value).unwrap(),
+        Some(s) => {
+            let p = placeholder(g, dtype, shape_of(s)).unwrap();
+            feeds.push((p.clone(), value));
+            p
+        }
+    }
+}
+
+fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Output, Error> {
+    let x = source(g, c, "input", DType::String, feeds);
+    let str_of = |k: &str| c[k].as_str().unwrap().to_string();
+    let flag = |k: &str| c[k].as_bool().unwrap();
+    match c["op"].as_str().unwrap() {
+        "reduce_join" => {
+            let (keep, sep) = (flag("keepdims"), str_of("separator"));
+            if c.get("axis_shape").is_some()
+                || c["axis"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(Value::is_array))
+            {
+                let axis = source(g, c, "axis", DType::I32, feeds);
+                return reduce_join_tensor(&x, &axis, keep, &sep);
+            }
+            let axis: Option<Vec<i32>> = c["axis"]
+                .as_array()
+                .map(|a| a.iter().map(|v| v.as_i64().unwrap() as i32).collect());
+            reduce_join(&x, axis.as_deref(), keep, &sep)
+        }
+        "regex_replace" => regex_replace(
+            &x,
+            &str_of("pattern"),
+            &str_of("rewrite"),
+            flag("replace_global"),
+        ),
+        "regex_replace_tensor" => {
+            let p = source(g, c, "pattern", DType::String, feeds);
+            let r = source(g, c, "rewrite", DType::String, feeds);
+            regex_replace_tensor(&x, &p, &r, flag("replace_global"))
+        }
+        "regex_full_match" => regex_full_match(&x, &str_of("pattern")),
+        "strip" => strip(&x),
+        "lower" => lower(&x, &str_of("encoding")),
+        "upper" => upper(&x, &str_of("encoding")),
+        "add" => add(&x, source(g, c, "y", DType::String, feeds)),
+        "add_v2" => {
+            let y = source(g, c, "y", DType::String, feeds);
+            g.new_operation("AddV2")
+                .input(x)
+                .input(y)
+                .build()?
+                .output(0)
+        }
+        "hash_strong" => {
+            let key: Vec<i64> = c["key"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
+            if key.len() == 2 {
+                string_to_hash_bucket_strong(
+                    &x,
+                    c["num_buckets"].as_i64().unwrap(),
+                    [key[0], key[1]],
+                )
+            } else {
+                // The builder takes exactly two; other lengths reach the kernel's check.
+                g.new_operation("StringToHashBucketStrong")
+                    .input(x)
+                    .attr("num_buckets", c["num_buckets"].as_i64().unwrap())
+                    .attr("key", key)
+                    .build()?
+                    .output(0)
+            }
+        }
+        other => panic!("unknown op {other}"),
+    }
+}
+
+/// Checks a weir error against TensorFlow's `want` ({code, message}), as the module doc says.
+fn check_error(name: &str, got: &Error, want: &Value) {
+    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
+    assert_eq!(got.code(), code, "{name}: {got}");
+    let want = want["message"].as_str().unwrap();
+    let got = got.message();
+    if want.starts_with("Invalid pattern: ") {
+        let prefix = &want[..want.find(", error: ").unwrap() + ", error: ".len()];
+        assert!(got.starts_with(prefix), "{name}: {got:?} vs {want:?}");
+    } else if want.starts_with("Value passed to parameter") {
+        assert!(
+            got.contains("string") && got.contains("allowed values"),
+            "{name}: {got:?}"
+        );
+    } else if want.starts_with("Attr '") {
+        let attr = want.split('\'').nth(1).unwrap();
+        assert!(got.contains(attr), "{name}: {got:?} vs {want:?}");
+    } else {
+        assert_eq!(got.split(" for '").next().unwrap(), want, "{name}");
+    }
+}
+
+fn check_value(name: &str, got: &Tensor, want: &Value) {
+    let shape: Vec<usize> = want["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(got.shape(), &shape[..], "{name}: shape");
+    let values = want["values"].as_array().unwrap();
+    if got.dtype() == DType::String {
+        let want: Vec<Bytes> = values.iter().map(bytes_of).collect();
+        assert_eq!(got.as_slice::<Bytes>().unwrap(), &want[..], "{name}");
+    } else if got.dtype() == DType::Bool {
+        let want: Vec<bool> = values.iter().map(|v| v.as_bool().unwrap()).collect();
+        assert_eq!(got.to_vec::<bool>().unwrap(), want, "{name}");
+    } else {
+        let want: Vec<i64> = values.iter().map(|v| v.as_i64().unwrap()).collect();
+        assert_eq!(got.to_vec::<i64>().unwrap(), want, "{name}");
+    }
+}
+
+/// Runs one case; returns whether it ended in an error (at build or run time).
+fn run_case(c: &Value) -> bool {
+    let name = c["name"].as_str().unwrap();
+    let g = Graph::new();
+    let mut feeds = Vec::new();
+    let out = match build(&g, c, &mut feeds) {
+        Ok(out) => out,
+        Err(e) => {
+            // weir checks a static pattern when building; TensorFlow when the kernel is made.
+            let want = c.get("build_error").or_else(|| c.get("error"));
+            let want = want.unwrap_or_else(|| panic!("{name}: unexpected build error {e}"));
+            check_error(name, &e, want);
+            return true;
+        }
+    };
+    if let Some(want) = c.get("build_error") {
+        panic!("{name}: built, but TensorFlow failed with {want}");
+    }
+    assert_eq!(
+        out.shape(),
+        shape_of(&c["static_shape"]),
+        "{name}: static shape"
+    );
+    let mut args = RunArgs::new().fetch(&out);
+    for (p, v) in feeds {
+        args = args.feed(&p, v);
+    }
+    match (Session::new(&g).unwrap().run(&args), c.get("error")) {
+        (Ok(v), None) => {
+            check_value(name, &v[0], &c["out"]);
+            false
+        }
+        (Err(e), Some(want)) => {
+            check_error(name, &e, want);
+            true
+        }
+        (Ok(v), Some(want)) => panic!("{name}: got {:?}, TensorFlow failed with {want}", v[0]),
+        (Err(e), None) => panic!("{name}: {e}"),
+    }
+}
+
+#[test]
+fn every_case_matches_tensorflow() {
+    let cases = cases();
+    assert!(cases.len() > 100);
+    let errors = cases.iter().filter(|c| run_case(c)).count();
+    // The errors are a fixed part of the file, so a case that stops failing is noticed.
+    let want = cases
+        .iter()
+        .filter(|c| c.get("error").is_some() || c.get("build_error").is_some())
+        .count();
+    assert_eq!(errors, want);
+}
+
+#[test]
+fn every_op_family_is_covered() {
+    let cases = cases();
+    for op in [
+        "reduce_join",
+        "regex_replace",
+        "regex_replace_tensor",
+        "regex_full_match",
+        "strip",
+        "lower",
+        "upper",
+        "add",
+        "add_v2",
+        "hash_strong",
+    ] {
+        assert!(cases.iter().any(|c| c["op"] == op), "{op}");
+    }
+}
+
+#[test]
+fn reduce_join_axis_none_joins_row_major_for_unknown_rank() {
+    let g = Graph::new();
+    let p = placeholder(&g, DType::String, Shape::unknown()).unwrap();
+    let all = reduce_join(&p, None, false, ",").unwrap();
+    assert_eq!(all.shape(), Shape::unknown());
+    let v = Tensor::from_strings(&["a", "b", "c", "d"])
+        .reshape(&[2, 2])
+        .unwrap();
+    let out = Session::new(&g)
+        .unwrap()
+        .run(&RunArgs::new().feed(&p, v).fetch(&all))
+        .unwrap();
+    assert_eq!(out[0].to_strings().unwrap(), ["a,b,c,d"]);
+    assert_eq!(out[0].shape(), &[] as &[usize]);
+}
