@@ -39,6 +39,7 @@ mod files;
 mod function;
 mod generator;
 mod iterator;
+mod list_files;
 mod map;
 mod parallel_map;
 mod repeat;

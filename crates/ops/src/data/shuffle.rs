@@ -276,7 +276,7 @@ impl Shuffle {
 
 /// The `(seed, seed2)` of a dataset op: [`Graph::get_seed`](weir_graph::Graph::get_seed)'s
 /// pair, (0, 0) without any seed.
-fn tf_data_seeds(g: &weir_graph::Graph, op_seed: Option<i64>) -> (i64, i64) {
+pub(super) fn tf_data_seeds(g: &weir_graph::Graph, op_seed: Option<i64>) -> (i64, i64) {
     if op_seed.is_none() && g.random_seed().is_none() {
         return (0, 0);
     }

@@ -98,8 +98,8 @@ pub fn assert_non_empty(x: &Output, message: &str, name: Option<&str>) -> Result
         .output(0)
 }
 
-/// `tf.io.matching_files(pattern)`: the sorted paths matching a glob pattern (`*`, `?`,
-/// `[...]` within one path component), an empty vector when none match.
+/// `tf.io.matching_files(pattern)`: the sorted paths matching a glob pattern or a vector of
+/// them (`*`, `?`, `[...]` within one path component), an empty vector when none match.
 pub fn matching_files(pattern: &Output, name: Option<&str>) -> Result<Output> {
     crate::new_op(&graph_of(pattern), "_MatchingFiles")
         .maybe_name(name)
@@ -252,10 +252,10 @@ impl Kernel for MatchingFiles {
         let patterns = ctx.input(0).to_strings()?;
         let mut all: Vec<String> = Vec::new();
         for p in &patterns {
-            let mut found = glob(p)?;
-            found.sort();
-            all.extend(found);
+            all.extend(glob(p)?);
         }
+        // One sorted list, as TensorFlow's kernel gives: `["b*", "a*"]` lists the a files first.
+        all.sort();
         ctx.set_output(
             0,
             Tensor::from(all.into_iter().map(Bytes::from).collect::<Vec<_>>()),
