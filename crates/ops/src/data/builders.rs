@@ -39,6 +39,16 @@ impl Dataset {
         })
     }
 
+    /// The dataset behind `handle`, a dataset handle made elsewhere (a window, a function's
+    /// argument), with the element structure it has.
+    pub(crate) fn from_handle(handle: Output, dtypes: Vec<DType>, shapes: Vec<Shape>) -> Dataset {
+        Dataset {
+            handle,
+            dtypes,
+            shapes,
+        }
+    }
+
     /// The graph the dataset is in.
     pub fn graph(&self) -> &Graph {
         self.handle.graph()

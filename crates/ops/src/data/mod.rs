@@ -44,6 +44,7 @@ mod map;
 mod parallel_map;
 mod repeat;
 mod shuffle;
+mod window;
 mod sources;
 
 use std::sync::Arc;
@@ -59,6 +60,7 @@ pub use generator::GeneratorItem;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
 pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
+pub use window::Windows;
 
 /// One element of a dataset: a value per component, in the dataset's component order.
 pub type Element = Vec<Tensor>;
@@ -154,6 +156,7 @@ pub(crate) fn register_all_ops() {
     shuffle::register();
     parallel_map::register();
     combine::register();
+    window::register();
 }
 
 /// The signature every dataset op shares: a scalar handle out, and the element's

@@ -16,6 +16,7 @@ mod data_list_files;
 mod data_parallel;
 mod data_parallel_reads;
 mod data_shuffle;
+mod data_window;
 mod debug_ops;
 mod dynamic_partition;
 mod dynamic_stitch;
