@@ -31,6 +31,7 @@
 //! ```
 
 mod batch;
+mod bucket;
 mod builders;
 mod cache;
 mod combine;
@@ -38,6 +39,7 @@ mod csv;
 mod files;
 mod function;
 mod generator;
+mod group_by_window;
 mod iterator;
 mod list_files;
 mod map;
@@ -54,6 +56,7 @@ use weir_graph::{
     CancellationToken, DType, Error, OpContext, Resource, ResourceHandle, Result, Tensor,
 };
 
+pub use bucket::BucketOptions;
 pub use builders::{Dataset, Iterator};
 pub use csv::CsvDataset;
 pub use generator::GeneratorItem;
@@ -157,6 +160,7 @@ pub(crate) fn register_all_ops() {
     parallel_map::register();
     combine::register();
     window::register();
+    group_by_window::register();
 }
 
 /// The signature every dataset op shares: a scalar handle out, and the element's

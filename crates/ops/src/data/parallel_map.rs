@@ -161,7 +161,7 @@ impl Dataset {
 
 /// The dataset behind a dataset handle tensor, as a function that returns a dataset (an
 /// `interleave`'s `map_func`) gives it.
-fn dataset_in(t: &Tensor) -> Result<Arc<dyn DatasetBase>> {
+pub(super) fn dataset_in(t: &Tensor) -> Result<Arc<dyn DatasetBase>> {
     let not_a_dataset = || {
         Error::invalid_argument(format!(
             "Expected a dataset handle, got a {} tensor of shape {:?}",

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Output, Result, Shape, Tensor};
+use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Output, Result, Shape};
 
 use super::builders::Dataset;
 use super::{
@@ -112,35 +112,36 @@ impl Dataset {
     }
 }
 
-/// One window's values of one component.
-struct WindowValues {
-    values: Arc<[Tensor]>,
-    dtypes: [DType; 1],
+/// A dataset of elements held in memory: a window's values of one component, or a group of
+/// `group_by_window`.
+pub(super) struct InMemory {
+    pub(super) elements: Arc<[Element]>,
+    pub(super) dtypes: Vec<DType>,
 }
 
-impl DatasetBase for WindowValues {
+impl DatasetBase for InMemory {
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }
 
     fn make_iterator(&self) -> Result<Box<dyn IteratorBase>> {
-        Ok(Box::new(ValuesIter {
-            values: self.values.clone(),
+        Ok(Box::new(InMemoryIter {
+            elements: self.elements.clone(),
             next: 0,
         }))
     }
 }
 
-struct ValuesIter {
-    values: Arc<[Tensor]>,
+struct InMemoryIter {
+    elements: Arc<[Element]>,
     next: usize,
 }
 
-impl IteratorBase for ValuesIter {
+impl IteratorBase for InMemoryIter {
     fn get_next(&mut self, _: &IteratorContext) -> Result<Option<Element>> {
-        let v = self.values.get(self.next).cloned();
+        let e = self.elements.get(self.next).cloned();
         self.next += 1;
-        Ok(v.map(|t| vec![t]))
+        Ok(e)
     }
 }
 
@@ -215,10 +216,11 @@ impl IteratorBase for WindowIter {
         let out = window.map(|elements| {
             (0..self.components.len())
                 .map(|c| {
-                    let values: Arc<[Tensor]> = elements.iter().map(|e| e[c].clone()).collect();
-                    dataset_tensor(Arc::new(WindowValues {
-                        values,
-                        dtypes: [self.components[c]],
+                    let values: Arc<[Element]> =
+                        elements.iter().map(|e| vec![e[c].clone()]).collect();
+                    dataset_tensor(Arc::new(InMemory {
+                        elements: values,
+                        dtypes: vec![self.components[c]],
                     }))
                 })
                 .collect()

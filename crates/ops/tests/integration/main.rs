@@ -12,6 +12,7 @@ mod data_core;
 mod data_csv;
 mod data_files;
 mod data_generator;
+mod data_group;
 mod data_list_files;
 mod data_parallel;
 mod data_parallel_reads;

@@ -259,6 +259,36 @@ impl Dataset {
         drop_remainder: bool,
     ) -> Result<Dataset> {
         let g = self.graph();
+        let (padded, values) = self.padded_batch_arguments(padded_shapes, padding_values)?;
+        let dim = (drop_remainder && batch_size > 0).then_some(batch_size as usize);
+        let mut shape_tensors = Vec::with_capacity(padded.len());
+        for p in &padded {
+            let dims: Vec<i64> = p
+                .dims()
+                .unwrap_or(&[])
+                .iter()
+                .map(|d| d.map_or(-1, |d| d as i64))
+                .collect();
+            shape_tensors.push(crate::array::constant(g, Tensor::from(dims))?);
+        }
+        let out_shapes = padded.iter().map(|p| p.with_leading(dim)).collect();
+        self.padded_batch_op(
+            &crate::array::constant(g, batch_size)?,
+            shape_tensors,
+            values,
+            drop_remainder,
+            out_shapes,
+        )
+    }
+
+    /// `padded_batch`'s `padded_shapes` and `padding_values` checked and filled in with
+    /// TensorFlow's defaults, in its order and words.
+    pub(crate) fn padded_batch_arguments(
+        &self,
+        padded_shapes: Option<&[Shape]>,
+        padding_values: Option<&[Output]>,
+    ) -> Result<(Vec<Shape>, Vec<Output>)> {
+        let g = self.graph();
         let (dtypes, in_shapes) = (self.output_types(), self.output_shapes());
         let n = dtypes.len();
         // TensorFlow's order: the padding values' structure, then the padded shapes, then each
@@ -324,24 +354,28 @@ impl Dataset {
             }
             values.push(v);
         }
-        let dim = (drop_remainder && batch_size > 0).then_some(batch_size as usize);
-        let out_shapes = padded.iter().map(|p| p.with_leading(dim)).collect();
-        let mut b = crate::new_op(g, "PaddedBatchDatasetV2")
+        Ok((padded, values))
+    }
+
+    /// The `PaddedBatchDatasetV2` op of checked arguments given as tensors (a batch size and
+    /// padded shapes a function computes), with the static shapes `out_shapes`.
+    pub(crate) fn padded_batch_op(
+        &self,
+        batch_size: &Output,
+        padded_shapes: Vec<Output>,
+        padding_values: Vec<Output>,
+        drop_remainder: bool,
+        out_shapes: Vec<Shape>,
+    ) -> Result<Dataset> {
+        let g = self.graph();
+        let dtypes = self.output_types();
+        let b = crate::new_op(g, "PaddedBatchDatasetV2")
             .input(self.handle().clone())
-            .input(crate::array::constant(g, batch_size)?);
-        for p in &padded {
-            let dims: Vec<i64> = p
-                .dims()
-                .unwrap_or(&[])
-                .iter()
-                .map(|d| d.map_or(-1, |d| d as i64))
-                .collect();
-            b = b.input(crate::array::constant(g, Tensor::from(dims))?);
-        }
-        b = b
-            .inputs(values)
+            .input(batch_size.clone())
+            .inputs(padded_shapes)
+            .inputs(padding_values)
             .input(crate::array::constant(g, drop_remainder)?)
-            .attr("N", n as i64)
+            .attr("N", dtypes.len() as i64)
             .attr("Toutput_types", dtypes.to_vec());
         Dataset::build(b, dtypes.to_vec(), out_shapes)
     }
