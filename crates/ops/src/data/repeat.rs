@@ -107,19 +107,26 @@ impl IteratorBase for SkipTakeIter {
                 self.input = None;
                 return Ok(None);
             }
+            // An element that failed does not count, as in TensorFlow: take(3) of
+            // [1, error, 3, error, 5, 6] gives 1, the error, 3, the error, 5.
+            let next = input.get_next(ctx)?;
             self.done += 1;
-            return input.get_next(ctx);
+            return Ok(next);
         }
-        while self.count < 0 || self.done < self.count {
+        // TensorFlow's skip loses its progress when an element fails: the elements skipped
+        // before the error are gone, and the next call skips `count` again.
+        let mut skipped = 0;
+        while self.count < 0 || self.done + skipped < self.count {
             if input.get_next(ctx)?.is_none() {
                 self.input = None;
                 return Ok(None);
             }
-            self.done += 1;
-            if self.done % 1024 == 0 {
+            skipped += 1;
+            if skipped % 1024 == 0 {
                 ctx.check()?;
             }
         }
+        self.done += skipped;
         input.get_next(ctx)
     }
 }

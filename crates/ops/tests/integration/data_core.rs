@@ -552,3 +552,39 @@ fn cache_replays_the_first_full_pass() {
     sess.run_target(&it.initializer().unwrap()).unwrap();
     assert_eq!(drain_i64(&sess, &next).concat(), vec![1]);
 }
+
+/// Elements that fail, under `take` and `skip`, as TensorFlow 2.21 gives them: `take(3)` does
+/// not count a failed element (1, error, 3, error, 5); `skip(2)` loses what it skipped when an
+/// element fails, so of 1 x 3 y 5 6 it returns the two errors and then ends.
+#[test]
+fn take_and_skip_of_failing_elements_are_tensorflows() {
+    let runs = |f: fn(&Dataset) -> weir_graph::Result<Dataset>| -> Vec<Option<i64>> {
+        let g = Graph::new();
+        let strings = constant(&g, ["1", "x", "3", "y", "5", "6"]).unwrap();
+        let ds = Dataset::from_tensor_slices(&[strings])
+            .unwrap()
+            .map(|s| Ok(vec![weir_ops::string::string_to_number(&s[0], DType::I64)?]))
+            .unwrap();
+        let next = f(&ds)
+            .unwrap()
+            .make_one_shot_iterator()
+            .unwrap()
+            .get_next()
+            .unwrap();
+        let sess = Session::new(&g).unwrap();
+        let mut out = vec![];
+        for _ in 0..20 {
+            match sess.run(&RunArgs::new().fetch(&next[0])) {
+                Ok(t) => out.push(Some(t[0].to_scalar::<i64>().unwrap())),
+                Err(e) if e.code() == Code::OutOfRange => return out,
+                Err(e) => {
+                    assert_eq!(e.code(), Code::InvalidArgument, "{e}");
+                    out.push(None);
+                }
+            }
+        }
+        panic!("no end: {out:?}");
+    };
+    assert_eq!(runs(|d| d.take(3)), [Some(1), None, Some(3), None, Some(5)]);
+    assert_eq!(runs(|d| d.skip(2)), [None, None]);
+}
