@@ -84,16 +84,7 @@ pub(crate) fn stack_elements(elements: &[Element]) -> Result<Element> {
             let mut parts: Vec<Tensor> = Vec::with_capacity(elements.len());
             for e in elements {
                 let t = &e[c];
-                if t.num_elements() != first[c].num_elements() {
-                    // TensorFlow's words; it compares only the element counts, and copies an
-                    // element of another shape but the same count as if it had the first's.
-                    return Err(Error::invalid_argument(format!(
-                        "Cannot add tensor to the batch: number of elements does not match. \
-                         Shapes are: [tensor]: {}, [batch]: {}",
-                        format_dims(t.shape()),
-                        format_dims(dims)
-                    )));
-                }
+                check_count(t, &first[c])?;
                 parts.push(t.clone());
             }
             let mut shape = Vec::with_capacity(dims.len() + 1);
@@ -102,6 +93,34 @@ pub(crate) fn stack_elements(elements: &[Element]) -> Result<Element> {
             concat_rows(first[c].dtype(), &parts, &shape)
         })
         .collect()
+}
+
+/// InvalidArgument unless `t` has as many elements as `first`, the batch's first element.
+/// TensorFlow's words; it compares only the element counts, and copies an element of another
+/// shape but the same count as if it had the first's.
+fn check_count(t: &Tensor, first: &Tensor) -> Result<()> {
+    if t.num_elements() == first.num_elements() {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format!(
+        "Cannot add tensor to the batch: number of elements does not match. Shapes are: \
+         [tensor]: {}, [batch]: {}",
+        format_dims(t.shape()),
+        format_dims(first.shape())
+    )))
+}
+
+/// The error [`stack_elements`] would fail with for `elements`, without stacking them.
+pub(crate) fn check_stackable(elements: &[Element]) -> Result<()> {
+    let Some(first) = elements.first() else {
+        return Ok(());
+    };
+    for e in &elements[1..] {
+        for (t, f) in e.iter().zip(first) {
+            check_count(t, f)?;
+        }
+    }
+    Ok(())
 }
 
 struct BatchKernel;

@@ -14,6 +14,7 @@ mod workers;
 
 pub use interleave::InterleaveOptions;
 pub use legacy::ParallelInterleaveOptions;
+pub(crate) use workers::ParallelMapIter;
 
 use std::sync::Arc;
 

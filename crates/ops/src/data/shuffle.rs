@@ -1,5 +1,6 @@
-//! `ShuffleDataset` (`Dataset.shuffle`) and `PrefetchDataset` (`Dataset.prefetch`, in
-//! `prefetch.rs`).
+//! `ShuffleDataset` (`Dataset.shuffle`), `PrefetchDataset` (`Dataset.prefetch`, in
+//! `prefetch.rs`) and `ShuffleAndRepeatDataset` (`tf.data.experimental.shuffle_and_repeat`, in
+//! `repeat.rs`).
 //!
 //! A seeded shuffle gives TensorFlow 2.21's exact order. The dataset keeps a seed generator
 //! (TensorFlow's `RandomSeedGenerator`, or `FixedSeedGenerator` without
@@ -9,11 +10,12 @@
 //! its Philox stream (`SingleSampleAdapter<PhiloxRandom>`), outputs the element at
 //! `r % len`, moves the oldest buffered element into its place, and refills from the input.
 //!
-//! One difference remains: with only a graph-level seed, TensorFlow 2.21 numbers a graph's
-//! seedless ops 0, 1, 2, ... for their op seed, where weir's `Graph::get_seed` takes the graph's
-//! node count, so such a shuffle has another (still reproducible) order.
+//! With only a graph-level seed, the op seed is the graph's count of seedless ops so far, as
+//! TensorFlow 2.21 numbers them ([`Graph::get_seed`](weir_graph::Graph::get_seed)), so such a
+//! shuffle has TensorFlow's order too (`list_files` checks one).
 
 mod prefetch;
+mod repeat;
 #[cfg(test)]
 mod tests;
 
@@ -132,13 +134,45 @@ impl IteratorBase for ShuffleIter {
                 ctx.check()?;
             }
         }
-        if self.buffer.is_empty() {
-            return Ok(None);
-        }
-        let r = u64::from(self.words.next_u32());
-        let i = (r % self.buffer.len() as u64) as usize;
-        // The oldest element takes the chosen one's place, as in TensorFlow.
-        Ok(self.buffer.swap_remove_front(i))
+        let len = self.buffer.len();
+        Ok(take_random(&mut self.buffer, len, &mut self.words))
+    }
+}
+
+/// One of the `len` oldest elements of `buffer`, chosen by the next word of `words` (`r %
+/// len`); the oldest element takes the chosen one's place, as in TensorFlow. `None` when `len`
+/// is 0.
+fn take_random(buffer: &mut VecDeque<Element>, len: usize, words: &mut Words) -> Option<Element> {
+    if len == 0 {
+        return None;
+    }
+    let r = u64::from(words.next_u32());
+    let i = (r % len as u64) as usize;
+    buffer.swap_remove_front(i)
+}
+
+/// The buffer capacity of a `buffer_size` input: -2 (UNKNOWN_CARDINALITY) holds the whole input.
+fn buffer_capacity(buffer_size: i64) -> Result<usize> {
+    match buffer_size {
+        WHOLE_INPUT => Ok(usize::MAX),
+        n if n > 0 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Err(Error::invalid_argument(
+            "buffer_size must be greater than zero or UNKNOWN_CARDINALITY",
+        )),
+    }
+}
+
+/// The seed generator of a dataset op with inputs `seed` and `seed2`.
+fn seed_generator(mut seed: u64, mut seed2: u64, reshuffle_each_iteration: bool) -> Seeds {
+    // Both 0: nondeterministic seeds, fixed for this dataset (TensorFlow's `RandomSeeds`).
+    if seed == 0 && seed2 == 0 {
+        seed = fresh_seed();
+        seed2 = fresh_seed();
+    }
+    if reshuffle_each_iteration {
+        Seeds::Reshuffling(Mutex::new(Words::new(seed, seed2)))
+    } else {
+        Seeds::Fixed(seed, seed2)
     }
 }
 
@@ -149,28 +183,10 @@ struct ShuffleKernel {
 impl Kernel for ShuffleKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let input = input_dataset(ctx, 0)?;
-        let buffer_size = ctx.input(1).to_scalar::<i64>()?;
-        let capacity = match buffer_size {
-            WHOLE_INPUT => usize::MAX,
-            n if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
-            _ => {
-                return Err(Error::invalid_argument(
-                    "buffer_size must be greater than zero or UNKNOWN_CARDINALITY",
-                ))
-            }
-        };
-        let mut seed = ctx.input(2).to_scalar::<i64>()? as u64;
-        let mut seed2 = ctx.input(3).to_scalar::<i64>()? as u64;
-        // Both 0: nondeterministic seeds, fixed for this dataset (TensorFlow's `RandomSeeds`).
-        if seed == 0 && seed2 == 0 {
-            seed = fresh_seed();
-            seed2 = fresh_seed();
-        }
-        let seeds = if self.reshuffle_each_iteration {
-            Seeds::Reshuffling(Mutex::new(Words::new(seed, seed2)))
-        } else {
-            Seeds::Fixed(seed, seed2)
-        };
+        let capacity = buffer_capacity(ctx.input(1).to_scalar::<i64>()?)?;
+        let seed = ctx.input(2).to_scalar::<i64>()? as u64;
+        let seed2 = ctx.input(3).to_scalar::<i64>()? as u64;
+        let seeds = seed_generator(seed, seed2, self.reshuffle_each_iteration);
         let ds = ShuffleData {
             input,
             capacity,
@@ -200,6 +216,7 @@ pub(super) fn register() {
         }))
     });
     prefetch::register();
+    repeat::register();
 }
 
 /// `dataset.shuffle(buffer_size, seed, reshuffle_each_iteration)` being configured: made by

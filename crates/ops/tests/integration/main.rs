@@ -9,6 +9,7 @@ mod array_shape;
 mod control_assert;
 mod data_combine;
 mod data_core;
+mod data_experimental;
 mod data_csv;
 mod data_files;
 mod data_generator;

@@ -47,7 +47,7 @@ struct Shared {
 
 /// The iterator of a parallel map; without a function, one that reads its input ahead on
 /// its own threads (an interleave's prefetcher).
-pub(super) struct ParallelMapIter {
+pub(crate) struct ParallelMapIter {
     shared: Arc<Shared>,
     /// Threads to start at the first `get_next`; 0 once started.
     threads: usize,
@@ -55,7 +55,7 @@ pub(super) struct ParallelMapIter {
 }
 
 impl ParallelMapIter {
-    pub(super) fn new(
+    pub(crate) fn new(
         input: Box<dyn IteratorBase>,
         f: Option<BoundFunction>,
         capacity: usize,
