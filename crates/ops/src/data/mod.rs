@@ -45,6 +45,7 @@ mod list_files;
 mod map;
 mod map_batch;
 mod parallel_map;
+mod reduce;
 mod repeat;
 mod shuffle;
 mod window;
@@ -162,6 +163,7 @@ pub(crate) fn register_all_ops() {
     parallel_map::register();
     map_batch::register();
     combine::register();
+    reduce::register();
     window::register();
     group_by_window::register();
 }

@@ -17,6 +17,7 @@ mod data_group;
 mod data_list_files;
 mod data_parallel;
 mod data_parallel_reads;
+mod data_reduce;
 mod data_shuffle;
 mod data_window;
 mod debug_ops;
