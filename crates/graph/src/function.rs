@@ -22,6 +22,12 @@ pub trait FunctionRuntime: Send + Sync {
 pub trait GraphFunction: Send + Sync {
     /// Runs the function with one value per argument and returns its results in order; a
     /// call blocked in one of its ops ends with `cancellation` (the caller's run, or the
-    /// iterator that called it being dropped) as well as with the session.
-    fn call(&self, args: &[Tensor], cancellation: &CancellationToken) -> Result<Vec<Tensor>>;
+    /// iterator that called it being dropped) as well as with the session, and at `deadline`
+    /// (the caller's run's) with DeadlineExceeded.
+    fn call(
+        &self,
+        args: &[Tensor],
+        cancellation: &CancellationToken,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Vec<Tensor>>;
 }

@@ -61,7 +61,7 @@ impl PreparedRun {
 
     /// Runs in `session` with `feeds`, one value per fed tensor, in order.
     pub(crate) fn call(&self, session: &SessionHandle, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
-        self.call_with(session, feeds, None)
+        self.call_with(session, feeds, None, None)
     }
 
     /// [`call`](Self::call), waiting on `cancellation` (a child of the session's close token)
@@ -71,6 +71,7 @@ impl PreparedRun {
         session: &SessionHandle,
         feeds: &[Tensor],
         cancellation: Option<weir_graph::CancellationToken>,
+        deadline: Option<std::time::Instant>,
     ) -> Result<Vec<Tensor>> {
         if feeds.len() != self.feeds {
             return Err(Error::invalid_argument(format!(
@@ -84,6 +85,14 @@ impl PreparedRun {
             args.set_feed_value(i, v.clone());
         }
         args.cancellation = crate::run_args::RunCancellation(cancellation);
+        if let Some(d) = deadline {
+            // The caller's run's deadline: what is left of it bounds this run.
+            let left = d.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(weir_graph::deadline_exceeded());
+            }
+            args.timeout = Some(left);
+        }
         let out = session.run(&args)?;
         if self.primed.get().is_none() {
             // Keep the plan, not this call's values.
@@ -91,6 +100,7 @@ impl PreparedRun {
                 args.set_feed_value(i, Tensor::scalar(0i32));
             }
             args.cancellation = crate::run_args::RunCancellation(None);
+            args.timeout = self.template.timeout;
             let _ = self.primed.set(args);
         }
         Ok(out)

@@ -2,6 +2,7 @@
 //! one-shot iterator's dataset factory) runs as a run of the session with its arguments fed.
 
 use std::sync::{Arc, Weak};
+use std::time::Instant;
 
 use weir_graph::{CancellationToken, Error, FunctionRuntime, GraphFunction, Result, Tensor};
 
@@ -43,7 +44,12 @@ struct SessionFunction {
 }
 
 impl GraphFunction for SessionFunction {
-    fn call(&self, args: &[Tensor], cancellation: &CancellationToken) -> Result<Vec<Tensor>> {
+    fn call(
+        &self,
+        args: &[Tensor],
+        cancellation: &CancellationToken,
+        deadline: Option<Instant>,
+    ) -> Result<Vec<Tensor>> {
         let sess = session(&self.inner)?;
         // Cancelled by the session's close (its parent) or by the caller's token.
         let token = sess.close_token().child();
@@ -61,6 +67,6 @@ impl GraphFunction for SessionFunction {
         if let Some(e) = cancellation.error() {
             return Err(e);
         }
-        self.run.call_with(&sess, args, Some(token))
+        self.run.call_with(&sess, args, Some(token), deadline)
     }
 }

@@ -146,7 +146,7 @@ impl BoundFunction {
         ctx: &super::IteratorContext,
     ) -> Result<Vec<Tensor>> {
         args.extend(self.captured.iter().cloned());
-        self.function.call(&args, &ctx.cancellation)
+        self.function.call(&args, &ctx.cancellation, ctx.deadline)
     }
 }
 

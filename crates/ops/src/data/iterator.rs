@@ -187,7 +187,10 @@ impl Kernel for OneShotKernel {
         let h = iterator_handle(node.name(), node, ctx)?;
         let r = h.as_slice::<ResourceHandle>()?[0].get::<IteratorResource>()?;
         if !r.is_initialized() {
-            let made = self.factory.get(ctx)?.call(&[], ctx.cancellation())?;
+            let made = self
+                .factory
+                .get(ctx)?
+                .call(&[], ctx.cancellation(), ctx.deadline())?;
             let ds = made
                 .first()
                 .ok_or_else(|| Error::internal("The dataset factory returned nothing"))?;

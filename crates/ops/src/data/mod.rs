@@ -36,6 +36,7 @@ mod builders;
 mod cache;
 mod combine;
 mod csv;
+mod experimental;
 mod files;
 mod function;
 mod generator;
@@ -48,8 +49,8 @@ mod parallel_map;
 mod reduce;
 mod repeat;
 mod shuffle;
-mod window;
 mod sources;
+mod window;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -61,8 +62,8 @@ use weir_graph::{
 pub use bucket::BucketOptions;
 pub use builders::{Dataset, Iterator};
 pub use csv::CsvDataset;
-pub use generator::GeneratorItem;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
+pub use generator::GeneratorItem;
 pub use map_batch::MapAndBatchOptions;
 pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
@@ -164,6 +165,7 @@ pub(crate) fn register_all_ops() {
     map_batch::register();
     combine::register();
     reduce::register();
+    experimental::register();
     window::register();
     group_by_window::register();
 }

@@ -7,21 +7,9 @@ use weir_graph::{
 };
 
 use super::builders::Dataset;
+use super::experimental::common_supertype;
 use super::function::{build_function, BoundFunction, FunctionAttr};
 use super::{input_dataset, IteratorContext};
-
-/// The most specific shape both `a` and `b` have: dims that differ (or ranks) become unknown.
-fn relaxed(a: &Shape, b: &Shape) -> Shape {
-    match (a.dims(), b.dims()) {
-        (Some(x), Some(y)) if x.len() == y.len() => Shape::new(
-            x.iter()
-                .zip(y)
-                .map(|(p, q)| if p == q { *p } else { None })
-                .collect::<Vec<_>>(),
-        ),
-        _ => Shape::unknown(),
-    }
-}
 
 /// Python's repr of a dtype structure, as TensorFlow's messages print it.
 fn dtype_structure(dtypes: &[DType]) -> String {
@@ -99,7 +87,7 @@ impl Dataset {
             let next: Vec<Shape> = state_shapes
                 .iter()
                 .zip(&func.results)
-                .map(|(s, r)| relaxed(s, &r.shape()))
+                .map(|(s, r)| common_supertype(s, &r.shape()))
                 .collect();
             if next == state_shapes {
                 break func;
@@ -198,14 +186,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shapes_relax_to_what_both_have() {
-        let s = |d: &[Option<usize>]| Shape::new(d.to_vec());
-        assert_eq!(relaxed(&s(&[Some(0)]), &s(&[Some(1)])), s(&[None]));
-        assert_eq!(
-            relaxed(&s(&[Some(2), Some(3)]), &s(&[Some(2), Some(4)])),
-            s(&[Some(2), None])
-        );
-        assert_eq!(relaxed(&s(&[]), &s(&[Some(1)])), Shape::unknown());
+    fn dtypes_print_as_python_does() {
         assert_eq!(dtype_structure(&[DType::I32]), "<dtype: 'int32'>");
+        assert_eq!(
+            dtype_structure(&[DType::I32, DType::F32]),
+            "(<dtype: 'int32'>, <dtype: 'float32'>)"
+        );
     }
 }

@@ -601,3 +601,39 @@ fn a_get_next_waiting_behind_another_ends_with_its_own_timeout() {
     let r = first.join().unwrap();
     assert_eq!(r.unwrap_err().code(), Code::Cancelled);
 }
+
+/// A dataset function blocked in an op ends at its caller's run deadline: a map waiting on a
+/// queue nobody fills gives DeadlineExceeded to a get_next run with a 200 ms timeout, and an
+/// element enqueued afterwards still reaches the next get_next.
+#[test]
+fn a_function_blocked_in_an_op_ends_at_the_runs_deadline() {
+    let g = Graph::new();
+    let q = FifoQueue::new(10, &[DType::I64]).build(&g).unwrap();
+    let ds = Dataset::range(&g, 0, 10, 1)
+        .unwrap()
+        .map(|x| Ok(vec![add(&x[0], &q.dequeue()?[0])?]))
+        .unwrap();
+    let (sess, next) = one_shot(&ds);
+    let started = Instant::now();
+    let e = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&next[0])
+                .timeout(Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let hundred = constant(&g, 100i64).unwrap();
+    let enqueue = q.enqueue(&[hundred]).unwrap();
+    sess.run_target(&enqueue).unwrap();
+    let v = sess
+        .run(
+            &RunArgs::new()
+                .fetch(&next[0])
+                .timeout(Duration::from_secs(20)),
+        )
+        .unwrap();
+    // The timed-out call consumed element 0; the next call maps element 1.
+    assert_eq!(v[0].to_scalar::<i64>().unwrap(), 101);
+}
