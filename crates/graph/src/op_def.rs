@@ -217,6 +217,27 @@ impl OpDef {
         attrs: &Attrs,
         output_dtypes: &[DType],
     ) -> Result<Vec<Shape>> {
+        self.infer_with_partial_shapes(
+            input_dtypes,
+            input_shapes,
+            input_consts,
+            Vec::new(),
+            attrs,
+            output_dtypes,
+        )
+    }
+
+    /// [`infer_output_shapes`](Self::infer_output_shapes) with the partial shapes the inputs
+    /// describe as shape tensors, as graph building knows them.
+    pub(crate) fn infer_with_partial_shapes(
+        &self,
+        input_dtypes: Vec<DType>,
+        input_shapes: Vec<Shape>,
+        input_consts: Vec<Option<Tensor>>,
+        input_partial_shapes: Vec<Option<Shape>>,
+        attrs: &Attrs,
+        output_dtypes: &[DType],
+    ) -> Result<Vec<Shape>> {
         let Some(f) = self.shape_fn else {
             return Ok(vec![Shape::unknown(); output_dtypes.len()]);
         };
@@ -228,6 +249,7 @@ impl OpDef {
             attrs,
             output_dtypes,
         );
+        ctx.input_partial_shapes = input_partial_shapes;
         f(&mut ctx)?;
         Ok(ctx.into_output_shapes())
     }
@@ -420,6 +442,8 @@ pub struct InferenceContext<'a> {
     input_dtypes: Vec<DType>,
     input_shapes: Vec<Shape>,
     input_consts: Vec<Option<Tensor>>,
+    /// The shapes shape-tensor inputs describe in part (empty when not computed).
+    input_partial_shapes: Vec<Option<Shape>>,
     attrs: &'a Attrs,
     output_dtypes: &'a [DType],
     output_shapes: Vec<Shape>,
@@ -440,10 +464,18 @@ impl<'a> InferenceContext<'a> {
             input_dtypes,
             input_shapes,
             input_consts,
+            input_partial_shapes: Vec::new(),
             attrs,
             output_dtypes,
             output_shapes: vec![Shape::unknown(); output_dtypes.len()],
         }
+    }
+
+    /// The shape input `i` describes as a shape tensor when parts of it are known at build
+    /// time (TensorFlow's `MakeShapeFromShapeTensor`): a constant, `tf.shape(x)`, a stack of
+    /// scalars some of which are constants, a concat of such vectors. `None` when nothing is.
+    pub fn input_partial_shape(&self, i: usize) -> Option<&Shape> {
+        self.input_partial_shapes.get(i).and_then(Option::as_ref)
     }
 
     /// The number of inputs.

@@ -14,6 +14,7 @@ use crate::{Error, Result};
 mod collections;
 mod control_flow;
 mod op_builder;
+mod partial_shape;
 
 use collections::ItemRef;
 pub use collections::{graph_keys, CollectionItem};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::Graph;
 use crate::attr::{AttrValue, Attrs};
 use crate::node::{Node, Operation, Output};
-use crate::{registry, Error, Result, Tensor};
+use crate::{registry, DType, Error, Result, Shape, Tensor};
 
 impl Graph {
     /// Starts building a node of `op_type`.
@@ -173,12 +173,24 @@ impl OpBuilder {
             .collect();
         let input_consts: Vec<Option<Tensor>> =
             in_nodes.iter().map(|n| n.const_value().cloned()).collect();
+        // Only int vectors can be shape tensors.
+        let partial: Vec<Option<Shape>> = inputs
+            .iter()
+            .zip(input_dtypes.iter().zip(&input_shapes))
+            .map(|(o, (dt, s))| {
+                let int = matches!(dt, DType::I32 | DType::I64);
+                (int && s.rank() == Some(1))
+                    .then(|| super::partial_shape::partial_shape(&st.nodes, o.node, o.index))
+                    .flatten()
+            })
+            .collect();
         let output_dtypes = def.resolve(&input_dtypes, &mut attrs).map_err(fail)?;
         let mut output_shapes = def
-            .infer_output_shapes(
+            .infer_with_partial_shapes(
                 input_dtypes,
                 input_shapes,
                 input_consts,
+                partial,
                 &attrs,
                 &output_dtypes,
             )

@@ -163,7 +163,11 @@ fn fill_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     }
     let out = match const_i64s(ctx, 0)? {
         Some(d) => Shape::new(check_dims(&d)?.into_iter().map(Some).collect::<Vec<_>>()),
-        None => super::shape_util::unknown_dims(ctx.input_shape(0).dim(0)),
+        None => match ctx.input_partial_shape(0) {
+            // Parts of the shape known at build time: `fill(stack([n, 1]), v)` is [?, 1].
+            Some(p) => p.clone(),
+            None => super::shape_util::unknown_dims(ctx.input_shape(0).dim(0)),
+        },
     };
     ctx.set_output(0, out);
     Ok(())

@@ -140,11 +140,38 @@ pub(crate) fn resolve_reshape(n: usize, requested: &[i64]) -> Result<Vec<usize>>
     Ok(out)
 }
 
+/// The static shape of a reshape to a target known only in part (`[shape(x)[0], 784]`): its
+/// known dims, and its one unknown dim too when the input's size and the others tell it, as
+/// TensorFlow's shape function infers.
+fn partial_target(input: &Shape, dims: &[Option<usize>]) -> Result<Shape> {
+    let target = Shape::new(dims.to_vec());
+    let mut dims = dims.to_vec();
+    let unknown: Vec<usize> = (0..dims.len()).filter(|&i| dims[i].is_none()).collect();
+    let known: usize = dims.iter().flatten().product();
+    if let ([i], Some(n)) = (unknown.as_slice(), input.dims().and_then(known_product)) {
+        if known > 0 {
+            if n % known != 0 {
+                return Err(Error::invalid_argument(format!(
+                    "Dimension size must be evenly divisible by {known} but is {n} for \
+                     'Reshape' with input shapes: {input}, [{}] and with input tensors \
+                     computed as partial shapes: input[1] = {target}.",
+                    dims.len()
+                )));
+            }
+            dims[*i] = Some(n / known);
+        }
+    }
+    Ok(Shape::new(dims))
+}
+
 fn reshape_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let input = ctx.input_shape(0).clone();
     let Some(req) = const_i64s(ctx, 1)? else {
-        let r = ctx.input_shape(1).dim(0);
-        ctx.set_output(0, super::shape_util::unknown_dims(r));
+        let out = match ctx.input_partial_shape(1).and_then(Shape::dims) {
+            Some(dims) => partial_target(&input, dims)?,
+            None => super::shape_util::unknown_dims(ctx.input_shape(1).dim(0)),
+        };
+        ctx.set_output(0, out);
         return Ok(());
     };
     let in_elems = input.dims().and_then(known_product);

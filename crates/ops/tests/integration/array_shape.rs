@@ -59,7 +59,8 @@ fn reshape_infers_one_dim_and_shares_data() {
     assert_eq!(eval(&reshape(&z, [-1, 2]).unwrap()).shape(), &[0, 2]);
     let dyn_shape = shape(&x).unwrap();
     let back = reshape(reshape(&x, [6]).unwrap(), &dyn_shape).unwrap();
-    assert_eq!(back.shape(), Shape::unknown_of_rank(2));
+    // `tf.shape(x)` of a static [2, 3] is known at build time, as in TensorFlow.
+    assert_eq!(back.shape(), Shape::known(&[2, 3]));
     assert_eq!(eval(&back).shape(), &[2, 3]);
 }
 
@@ -445,4 +446,59 @@ fn one_hot_encodings() {
         e.message(),
         "Expected axis to be -1 or between [0, 2).  But received: 5"
     );
+}
+
+/// Shape tensors known in part at build time give static shapes, as TensorFlow 2.21's
+/// `MakeShapeFromShapeTensor` does (each case checked on `tf.compat.v1`): a stack of a
+/// dynamic dim and a constant, a concat of `shape(x)[:1]` and a constant, a cast of a stack.
+#[test]
+fn partly_known_shape_tensors_give_static_shapes() {
+    let g = Graph::new();
+    let x = placeholder(&g, DType::F32, Shape::new(vec![None, Some(28), Some(28)])).unwrap();
+    let y = placeholder(&g, DType::F32, Shape::known(&[32, 28, 28])).unwrap();
+    let n = placeholder(&g, DType::I32, Shape::scalar()).unwrap();
+    let c = |v: i32| constant(&g, v).unwrap();
+    let dim0 = |t: &Output| {
+        StridedSlice::new()
+            .shrink_axis_mask(1)
+            .build(shape(t).unwrap(), &[0], &[1], &[1])
+            .unwrap()
+    };
+    let s = |d: &[Option<usize>]| Shape::new(d.to_vec());
+    // tf.reshape(x, [tf.shape(x)[0], 784]) -> (None, 784)
+    let r = reshape(&x, stack(&[dim0(&x), c(784)], 0).unwrap()).unwrap();
+    assert_eq!(r.shape(), s(&[None, Some(784)]));
+    // tf.reshape(y, [tf.shape(y)[0] + 0, 784]) -> (32, 784): the unknown dim from the size.
+    let r = reshape(&y, stack(&[add_i32(&dim0(&y), &c(0)), c(784)], 0).unwrap()).unwrap();
+    assert_eq!(r.shape(), s(&[Some(32), Some(784)]));
+    // tf.fill(tf.stack([n, 1]), 0.0) -> (None, 1)
+    let f = fill(
+        stack(&[n.clone(), c(1)], 0).unwrap(),
+        &constant(&g, 0.0f32).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(f.shape(), s(&[None, Some(1)]));
+    // tf.reshape(x, tf.concat([tf.shape(x)[:1], [784]], 0)) -> (None, 784)
+    let head = strided_slice(shape(&x).unwrap(), &[0], &[1], &[1]).unwrap();
+    let target = concat(&[head, constant(&g, [784i32]).unwrap()], 0).unwrap();
+    assert_eq!(reshape(&x, target).unwrap().shape(), s(&[None, Some(784)]));
+    // Two unknown dims (a -1 among them) stay unknown: (None, None), for y too.
+    for t in [&x, &y] {
+        let r = reshape(t, stack(&[n.clone(), c(-1)], 0).unwrap()).unwrap();
+        assert_eq!(r.shape(), s(&[None, None]));
+    }
+    // tf.reshape(x, tf.cast(tf.stack([n, 784]), tf.int64)) -> (None, 784)
+    let cast64 = weir_ops::math::cast(stack(&[n.clone(), c(784)], 0).unwrap(), DType::I64).unwrap();
+    assert_eq!(reshape(&x, cast64).unwrap().shape(), s(&[None, Some(784)]));
+    // 25,088 elements do not split into rows of 100: TensorFlow's ValueError at build time.
+    let e = reshape(&y, stack(&[n.clone(), c(100)], 0).unwrap()).unwrap_err();
+    assert!(
+        e.message()
+            .starts_with("Dimension size must be evenly divisible by 100 but is 25088"),
+        "{e}"
+    );
+}
+
+fn add_i32(a: &Output, b: &Output) -> Output {
+    weir_ops::math::add(a, b).unwrap()
 }
