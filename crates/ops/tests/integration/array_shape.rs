@@ -490,6 +490,45 @@ fn partly_known_shape_tensors_give_static_shapes() {
     // tf.reshape(x, tf.cast(tf.stack([n, 784]), tf.int64)) -> (None, 784)
     let cast64 = weir_ops::math::cast(stack(&[n.clone(), c(784)], 0).unwrap(), DType::I64).unwrap();
     assert_eq!(reshape(&x, cast64).unwrap().shape(), s(&[None, Some(784)]));
+    // Elements and slices of tf.shape(x) whose dims are static, and products of them:
+    let shape_x = shape(&x).unwrap();
+    let at = |i: i64| {
+        StridedSlice::new()
+            .shrink_axis_mask(1)
+            .build(&shape_x, &[i], &[i + 1], &[1])
+            .unwrap()
+    };
+    let zero = constant(&g, 0.0f32).unwrap();
+    // tf.reshape(x, [tf.shape(x)[0], tf.shape(x)[1], 28]) -> (None, 28, 28)
+    let r = reshape(&x, stack(&[at(0), at(1), c(28)], 0).unwrap()).unwrap();
+    assert_eq!(r.shape(), s(&[None, Some(28), Some(28)]));
+    // tf.reshape(x, tf.concat([tf.shape(x)[:-1], [28]], 0)) -> (None, 28, 28)
+    let init = StridedSlice::new()
+        .build(&shape_x, &[0], &[-1], &[1])
+        .unwrap();
+    let target = concat(&[init, constant(&g, [28i32]).unwrap()], 0).unwrap();
+    assert_eq!(
+        reshape(&x, target).unwrap().shape(),
+        s(&[None, Some(28), Some(28)])
+    );
+    // tf.fill(tf.shape(x)[1:], 0.0) -> (28, 28); tf.fill(tf.shape(x)[:2], 0.0) -> (None, 28)
+    let tail = StridedSlice::new()
+        .end_mask(1)
+        .build(&shape_x, &[1], &[0], &[1])
+        .unwrap();
+    assert_eq!(fill(tail, &zero).unwrap().shape(), s(&[Some(28), Some(28)]));
+    let head2 = StridedSlice::new()
+        .begin_mask(1)
+        .build(&shape_x, &[0], &[2], &[1])
+        .unwrap();
+    assert_eq!(fill(head2, &zero).unwrap().shape(), s(&[None, Some(28)]));
+    // tf.reshape(x, [-1, tf.shape(x)[1] * tf.shape(x)[2]]) -> (None, 784)
+    let area = weir_ops::math::mul(at(1), at(2)).unwrap();
+    let r = reshape(&x, stack(&[c(-1), area], 0).unwrap()).unwrap();
+    assert_eq!(r.shape(), s(&[None, Some(784)]));
+    // tf.reshape(x, [tf.shape(x)[-1], -1]) -> (28, None)
+    let r = reshape(&x, stack(&[at(-1), c(-1)], 0).unwrap()).unwrap();
+    assert_eq!(r.shape(), s(&[Some(28), None]));
     // 25,088 elements do not split into rows of 100: TensorFlow's ValueError at build time.
     let e = reshape(&y, stack(&[n.clone(), c(100)], 0).unwrap()).unwrap_err();
     assert!(
