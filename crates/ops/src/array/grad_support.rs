@@ -207,9 +207,10 @@ fn same_as_first(ctx: &mut InferenceContext<'_>) -> Result<()> {
 fn broadcast_to_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let s = match ctx.input_const(1) {
         Some(t) => Shape::known(&dims_of(t, "shape")?),
-        None => match ctx.input_shape(1).dim(0) {
-            Some(r) => Shape::unknown_of_rank(r),
-            None => Shape::unknown(),
+        None => match (ctx.input_partial_shape(1), ctx.input_shape(1).dim(0)) {
+            (Some(p), _) => p.clone(),
+            (None, Some(r)) => Shape::unknown_of_rank(r),
+            (None, None) => Shape::unknown(),
         },
     };
     ctx.set_output(0, s);

@@ -145,7 +145,17 @@ fn tile_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let x = ctx.input_shape(0).clone();
     let rank = x.rank().or(ctx.input_shape(1).dim(0));
     let (Some(r), Some(m)) = (rank, const_i64s(ctx, 1)?) else {
-        ctx.set_output(0, super::shape_util::unknown_dims(rank));
+        // Multiples known in part (`tf.stack([n, 2])`): the dims they and x both know.
+        let out = match (x.dims(), ctx.input_partial_shape(1).and_then(Shape::dims)) {
+            (Some(d), Some(m)) if d.len() == m.len() => Shape::new(
+                d.iter()
+                    .zip(m)
+                    .map(|(a, b)| Some((*a)? * (*b)?))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => super::shape_util::unknown_dims(rank),
+        };
+        ctx.set_output(0, out);
         return Ok(());
     };
     let m = check_multiples(&m, r)?;

@@ -182,7 +182,8 @@ pub(crate) fn shape_from_tensor(t: &Tensor) -> Result<Vec<usize>> {
 }
 
 /// Static shape from shape input `i` (TensorFlow's `MakeShapeFromShapeTensor`): the value when
-/// it is a constant, else a rank from the input's length with unknown dims.
+/// it is a constant, the parts known at build time otherwise, else a rank from the input's
+/// length with unknown dims.
 pub(crate) fn shape_from_input(ctx: &InferenceContext<'_>, i: usize) -> Result<Shape> {
     let s = ctx.with_rank(i, 1)?;
     if let Some(t) = ctx.input_const(i) {
@@ -197,6 +198,10 @@ pub(crate) fn shape_from_input(ctx: &InferenceContext<'_>, i: usize) -> Result<S
             )));
         }
         return Ok(Shape::from_i64(&dims));
+    }
+    if let Some(p) = ctx.input_partial_shape(i) {
+        // Known in part: `tf.random.normal(tf.stack([n, 100]))` is [?, 100].
+        return Ok(p.clone());
     }
     Ok(match s.dim(0) {
         Some(n) => Shape::unknown_of_rank(n),

@@ -541,3 +541,27 @@ fn partly_known_shape_tensors_give_static_shapes() {
 fn add_i32(a: &Output, b: &Output) -> Output {
     weir_ops::math::add(a, b).unwrap()
 }
+
+/// The other ops that take a shape tensor read its known parts too, as in TensorFlow 2.21
+/// (each checked on `tf.compat.v1`): random ops, BroadcastTo and Tile's multiples.
+#[test]
+fn shape_taking_ops_read_partly_known_shapes() {
+    let g = Graph::new();
+    let n = placeholder(&g, DType::I32, Shape::scalar()).unwrap();
+    let x = placeholder(&g, DType::F32, Shape::new(vec![None, Some(3)])).unwrap();
+    let c = |v: i32| constant(&g, v).unwrap();
+    let pair = |v: i32| stack(&[n.clone(), c(v)], 0).unwrap();
+    let s = |d: &[Option<usize>]| Shape::new(d.to_vec());
+    // tf.random.normal / uniform / truncated_normal(tf.stack([n, 100])) -> (None, 100)
+    let z = weir_ops::random::random_normal(&g, pair(100)).unwrap();
+    assert_eq!(z.shape(), s(&[None, Some(100)]));
+    let u = weir_ops::random::random_uniform(&g, pair(100)).unwrap();
+    assert_eq!(u.shape(), s(&[None, Some(100)]));
+    let t = weir_ops::random::truncated_normal(&g, pair(100)).unwrap();
+    assert_eq!(t.shape(), s(&[None, Some(100)]));
+    // tf.broadcast_to([1., 2., 3.], tf.stack([n, 3])) -> (None, 3)
+    let b = broadcast_to(constant(&g, [1.0f32, 2.0, 3.0]).unwrap(), pair(3)).unwrap();
+    assert_eq!(b.shape(), s(&[None, Some(3)]));
+    // tf.tile(x, tf.stack([n, 2])) of a [None, 3] x -> (None, 6)
+    assert_eq!(tile(&x, pair(2)).unwrap().shape(), s(&[None, Some(6)]));
+}
