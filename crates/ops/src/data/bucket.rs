@@ -136,19 +136,7 @@ fn batching(
     let g = group.graph();
     let batch_size = gather(constant(g, sizes.clone())?, id, 0)?;
     if options.no_padding {
-        let shapes = group
-            .output_shapes()
-            .iter()
-            .map(|s| s.with_leading(None))
-            .collect();
-        return Dataset::build(
-            crate::new_op(g, "BatchDatasetV2")
-                .input(group.handle())
-                .input(batch_size)
-                .input(constant(g, options.drop_remainder)?),
-            group.output_types().to_vec(),
-            shapes,
-        );
+        return group.batch_op(&batch_size, options.drop_remainder, None);
     }
     let filler = if options.pad_to_bucket_boundary {
         let last = constant(g, (sizes.num_elements() - 1) as i64)?;

@@ -200,13 +200,24 @@ impl Dataset {
     /// `dataset.batch(batch_size, drop_remainder)`: with `drop_remainder`, a last batch smaller
     /// than `batch_size` is dropped and the batch dimension is static.
     pub fn batch_with(&self, batch_size: i64, drop_remainder: bool) -> Result<Dataset> {
-        let g = self.graph();
         let dim = (drop_remainder && batch_size > 0).then_some(batch_size as usize);
+        let size = crate::array::constant(self.graph(), batch_size)?;
+        self.batch_op(&size, drop_remainder, dim)
+    }
+
+    /// The `BatchDatasetV2` op of a batch size given as a tensor (a function's, in
+    /// `bucket_by_sequence_length`), its batch dimension `dim` statically.
+    pub(crate) fn batch_op(
+        &self,
+        batch_size: &Output,
+        drop_remainder: bool,
+        dim: Option<usize>,
+    ) -> Result<Dataset> {
         let shapes = self.shapes.iter().map(|s| batched(s, dim)).collect();
         Dataset::build(
             self.op("BatchDatasetV2")
-                .input(crate::array::constant(g, batch_size)?)
-                .input(crate::array::constant(g, drop_remainder)?),
+                .input(batch_size)
+                .input(crate::array::constant(self.graph(), drop_remainder)?),
             self.dtypes.clone(),
             shapes,
         )

@@ -128,26 +128,16 @@ impl IteratorBase for GeneratorIter {
     }
 }
 
-/// Python's `repr` of a shape tuple: `()`, `(3,)`, `(2, None)`.
-fn python_shape(dims: &[Option<usize>]) -> String {
-    let d: Vec<String> = dims
-        .iter()
-        .map(|d| d.map_or("None".to_string(), |n| n.to_string()))
-        .collect();
-    match d.len() {
-        1 => format!("({},)", d[0]),
-        _ => format!("({})", d.join(", ")),
-    }
+/// Python's `repr` of a tensor's shape tuple: `()`, `(3,)`, `(2, 4)`.
+fn python_shape(t: &Tensor) -> String {
+    Shape::known(t.shape()).python_str()
 }
 
 /// TensorFlow's `TensorSpec` repr of a component.
 fn spec(dtype: DType, shape: &Shape) -> String {
-    let shape = match shape.dims() {
-        Some(d) => python_shape(d),
-        None => "<unknown>".to_string(),
-    };
     format!(
-        "TensorSpec(shape={shape}, dtype=tf.{}, name=None)",
+        "TensorSpec(shape={}, dtype=tf.{}, name=None)",
+        shape.python_str(),
         dtype.python_name()
     )
 }
@@ -169,11 +159,10 @@ fn check_element(element: &[Tensor], dtypes: &[DType], shapes: &[Shape]) -> Resu
         let got: Vec<String> = element
             .iter()
             .map(|t| {
-                let dims: Vec<Option<usize>> = t.shape().iter().map(|&d| Some(d)).collect();
                 format!(
                     "a {} tensor of shape {}",
                     t.dtype().python_name(),
-                    python_shape(&dims)
+                    python_shape(t)
                 )
             })
             .collect();
@@ -192,12 +181,11 @@ fn check_element(element: &[Tensor], dtypes: &[DType], shapes: &[Shape]) -> Resu
                 .zip(t.shape())
                 .all(|(w, &d)| w.is_none_or(|w| w == d));
         if !fits {
-            let got: Vec<Option<usize>> = t.shape().iter().map(|&d| Some(d)).collect();
             return Err(Error::invalid_argument(format!(
                 "TypeError: `generator` yielded an element of shape {} where an element of \
                  shape {} was expected.",
-                python_shape(&got),
-                python_shape(dims)
+                python_shape(t),
+                want.python_str()
             )));
         }
     }
@@ -247,9 +235,12 @@ mod tests {
 
     #[test]
     fn shapes_print_as_python_tuples() {
-        assert_eq!(python_shape(&[]), "()");
-        assert_eq!(python_shape(&[Some(3)]), "(3,)");
-        assert_eq!(python_shape(&[Some(2), None]), "(2, None)");
+        assert_eq!(python_shape(&Tensor::scalar(1i64)), "()");
+        assert_eq!(python_shape(&Tensor::from(vec![1i64, 2, 3])), "(3,)");
+        assert_eq!(
+            spec(DType::I64, &Shape::new(vec![Some(2), None])),
+            "TensorSpec(shape=(2, None), dtype=tf.int64, name=None)"
+        );
         assert_eq!(
             spec(DType::I64, &Shape::unknown()),
             "TensorSpec(shape=<unknown>, dtype=tf.int64, name=None)"

@@ -247,6 +247,8 @@ impl IteratorBase for GroupByWindowIter {
                     self.input = None;
                     continue;
                 };
+                // Groups that never fill keep this loop reading: it ends with the run.
+                ctx.check()?;
                 let out = self.key.call(element.clone(), ctx)?;
                 let key = scalar_int64(&out, "`key_func` must return a scalar int64.")?;
                 let window = self.window_size_of(key, ctx)?;

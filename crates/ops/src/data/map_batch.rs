@@ -13,14 +13,12 @@
 use std::sync::Arc;
 
 use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, Output, Result, Shape,
-};
+use weir_graph::{ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, Output, Result};
 
 use super::batch::{check_stackable, stack_elements};
 use super::function::{build_function, BoundFunction, FunctionAttr};
 use super::map::function_dataset_def;
-use super::parallel_map::ParallelMapIter;
+use super::parallel_map::{cores, ParallelMapIter};
 use super::{
     dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element, IteratorBase,
     IteratorContext, AUTOTUNE,
@@ -63,23 +61,6 @@ impl MapAndBatchOptions {
         self.num_parallel_calls = Some(n);
         self
     }
-}
-
-/// `s` with a leading batch dimension `dim`.
-fn batched(s: &Shape, dim: Option<usize>) -> Shape {
-    match s.dims() {
-        Some(d) => {
-            let mut v = Vec::with_capacity(d.len() + 1);
-            v.push(dim);
-            v.extend_from_slice(d);
-            Shape::new(v)
-        }
-        None => Shape::unknown(),
-    }
-}
-
-fn types_of(outputs: &[Output]) -> Vec<DType> {
-    outputs.iter().map(|o| o.dtype()).collect()
 }
 
 impl Dataset {
@@ -141,11 +122,11 @@ impl Dataset {
             f,
         )?;
         let dim = (options.drop_remainder && batch_size > 0).then_some(batch_size as usize);
-        let dtypes = types_of(&func.results);
+        let dtypes: Vec<DType> = func.results.iter().map(Output::dtype).collect();
         let shapes = func
             .results
             .iter()
-            .map(|r| batched(&r.shape(), dim))
+            .map(|r| r.shape().with_leading(dim))
             .collect();
         let batch_size = crate::array::constant_named(g, batch_size, "batch_size")?;
         let calls = crate::array::constant_named(g, calls, "num_parallel_calls")?;
@@ -153,7 +134,10 @@ impl Dataset {
         let b = crate::new_op(g, "MapAndBatchDataset")
             .input(self.handle())
             .inputs(func.captured.iter().cloned())
-            .attr("Targuments", types_of(&func.captured))
+            .attr(
+                "Targuments",
+                func.captured.iter().map(Output::dtype).collect::<Vec<_>>(),
+            )
             .input(batch_size)
             .input(calls)
             .input(drop)
@@ -195,10 +179,6 @@ impl DatasetBase for MapAndBatch {
             preserve_cardinality: self.preserve_cardinality,
         }))
     }
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A parallel map's results, `batch_size` at a time.

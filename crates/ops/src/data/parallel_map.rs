@@ -74,7 +74,7 @@ impl MapOptions {
 }
 
 /// The number of cores, what [`AUTOTUNE`] stands for.
-fn cores() -> usize {
+pub(super) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

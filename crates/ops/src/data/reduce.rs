@@ -125,6 +125,8 @@ impl Kernel for ReduceKernel {
         let ictx = IteratorContext::of(ctx);
         let mut it = dataset.make_iterator()?;
         while let Some(element) = it.get_next(&ictx)? {
+            // An endless dataset ends with the run's cancellation or deadline.
+            ictx.check()?;
             let mut args = std::mem::take(&mut state);
             args.extend(element);
             state = f.call(args, &ictx)?;

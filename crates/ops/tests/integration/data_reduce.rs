@@ -102,3 +102,25 @@ fn an_elements_error_fails_the_run() {
         "StringToNumberOp could not correctly convert string: x"
     );
 }
+
+/// A reduce over an endless dataset ends at its run's deadline.
+#[test]
+fn an_endless_reduce_ends_at_the_deadline() {
+    let g = Graph::new();
+    let total = range(&g, 1)
+        .repeat(None)
+        .unwrap()
+        .reduce(&[constant(&g, 0i64).unwrap()], |s, x| {
+            Ok(vec![add(&s[0], &x[0])?])
+        })
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    let e = sess
+        .run(
+            &weir_session::RunArgs::new()
+                .fetch(&total[0])
+                .timeout(std::time::Duration::from_millis(200)),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e}");
+}
