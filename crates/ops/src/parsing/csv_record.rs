@@ -7,10 +7,9 @@ use bytes::Bytes;
 use weir_graph::{DType, Result, Tensor, TensorType};
 
 use super::csv::{
-    field_bytes, invalid_at, is_missing, missing_at, raw, split_record, unsupported, CsvOptions,
-    Span, Spans, Splitter,
+    double_field, field_bytes, float_field, int32_field, int64_field, invalid_at, is_missing,
+    missing_at, split_record, unsupported, CsvOptions, Span, Spans, Splitter,
 };
-use super::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
 
 /// Decodes the one record `rec` (the records tensor has `shape`, of one element) into one
 /// tensor of that shape per default. `defaults` were checked by the caller.
@@ -42,10 +41,10 @@ pub(crate) fn field_tensor(
     shape: &[usize],
 ) -> Result<Tensor> {
     Ok(match d.dtype() {
-        DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", parse_i32)?),
-        DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", parse_i64)?),
-        DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", parse_f32)?),
-        DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", parse_f64)?),
+        DType::I32 => Tensor::filled(shape, field.number(d, c, s, "int32", int32_field)?),
+        DType::I64 => Tensor::filled(shape, field.number(d, c, s, "int64", int64_field)?),
+        DType::F32 => Tensor::filled(shape, field.number(d, c, s, "float", float_field)?),
+        DType::F64 => Tensor::filled(shape, field.number(d, c, s, "double", double_field)?),
         _ => Tensor::filled(shape, field.string(d, c, s)?),
     })
 }
@@ -83,16 +82,16 @@ pub(super) fn decode_one_stacked(
     };
     match first.dtype() {
         DType::I32 => stacked(rec, defaults, opts, |f, d, c, s| {
-            f.number(d, c, s, "int32", parse_i32)
+            f.number(d, c, s, "int32", int32_field)
         }),
         DType::I64 => stacked(rec, defaults, opts, |f, d, c, s| {
-            f.number(d, c, s, "int64", parse_i64)
+            f.number(d, c, s, "int64", int64_field)
         }),
         DType::F32 => stacked(rec, defaults, opts, |f, d, c, s| {
-            f.number(d, c, s, "float", parse_f32)
+            f.number(d, c, s, "float", float_field)
         }),
         DType::F64 => stacked(rec, defaults, opts, |f, d, c, s| {
-            f.number(d, c, s, "double", parse_f64)
+            f.number(d, c, s, "double", double_field)
         }),
         DType::String => stacked(rec, defaults, opts, |f, d, c, s| f.string(d, c, s)),
         dt => Err(unsupported(dt, 0)),
@@ -142,12 +141,12 @@ impl<'a> Field<'a> {
         c: usize,
         s: Span,
         kind: &str,
-        parse: impl Fn(&[u8]) -> Option<T>,
+        parse: impl Fn(&[u8], Span) -> Option<T>,
     ) -> Result<T> {
         if is_missing(self.na, self.rec, s) {
             return self.default::<T>(d, c);
         }
-        parse(raw(self.rec, s)).ok_or_else(|| invalid_at(c, self.record, kind, self.rec, s))
+        parse(self.rec, s).ok_or_else(|| invalid_at(c, self.record, kind, self.rec, s))
     }
 
     fn string(&self, d: &Tensor, c: usize, s: Span) -> Result<Bytes> {

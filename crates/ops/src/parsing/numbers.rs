@@ -64,6 +64,75 @@ fn parse_int(s: &[u8], min: i64, max: i64) -> Option<i64> {
     (min..=max).contains(&v).then_some(v)
 }
 
+/// Eight ASCII zeros, one per byte of a word.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The value of the short integer field `rec[start..end]`: an optional sign, then one to eight
+/// digits, read as one word of the record around the field instead of byte by byte. `None`
+/// for any other text (spaces, more digits, no digits...), which [`parse_int`] then reads.
+///
+/// Why: the digit loop with its checks cost about 150 instructions per field of CSV files of
+/// five-digit numbers, most of decode_csv's time; this is about 40.
+#[inline]
+fn short_int(rec: &[u8], start: usize, end: usize) -> Option<i64> {
+    let first = *rec.get(start)?;
+    let neg = first == b'-';
+    let digits = start + usize::from(neg || first == b'+');
+    let n = end.checked_sub(digits)?;
+    if n == 0 || n > 8 || end > rec.len() {
+        return None;
+    }
+    // The digits as the last n bytes of a word (first digit lowest, as in memory), the bytes
+    // before them zeros: taken from the 8 bytes that end the field, or those it starts with.
+    let fill = (8 - n) * 8; // bits below the digits, 0..=56
+    let below = !(u64::MAX << fill);
+    let word = if end >= 8 {
+        let w = u64::from_le_bytes(rec[end - 8..end].try_into().ok()?);
+        (w & !below) | (ZEROS & below)
+    } else if digits + 8 <= rec.len() {
+        let w = u64::from_le_bytes(rec[digits..digits + 8].try_into().ok()?);
+        (w << fill) | (ZEROS & below)
+    } else {
+        return None;
+    };
+    // Every byte 0x30..=0x39: its high nibble is 3, and adding 6 keeps it 3.
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    if word & HIGH != ZEROS || word.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
+        return None;
+    }
+    // Pairs of digits, then fours, then all eight (the first digit is the most significant).
+    let mut v = word - ZEROS;
+    v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    const PAIRS: u64 = 0x0000_00FF_0000_00FF;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    let v = ((v & PAIRS)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((v >> 16) & PAIRS).wrapping_mul(MUL2)))
+        >> 32;
+    let v = (v & 0xFFFF_FFFF) as i64;
+    Some(if neg { -v } else { v })
+}
+
+/// [`parse_i32`] of the field `rec[start..end]`, reading a short field as one word.
+#[inline]
+pub fn parse_i32_at(rec: &[u8], start: usize, end: usize) -> Option<i32> {
+    // At most eight digits always fit in an i32.
+    match short_int(rec, start, end) {
+        Some(v) => Some(v as i32),
+        None => parse_i32(rec.get(start..end)?),
+    }
+}
+
+/// [`parse_i64`] of the field `rec[start..end]`, reading a short field as one word.
+#[inline]
+pub fn parse_i64_at(rec: &[u8], start: usize, end: usize) -> Option<i64> {
+    match short_int(rec, start, end) {
+        Some(v) => Some(v),
+        None => parse_i64(rec.get(start..end)?),
+    }
+}
+
 /// absl's `SimpleAtoi` for int32.
 pub fn parse_i32(s: &[u8]) -> Option<i32> {
     parse_int(s, i32::MIN as i64, i32::MAX as i64).map(|v| v as i32)
@@ -405,6 +474,69 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time reading of short fields agrees with the byte loop on every field of
+    /// random records (digits, signs, spaces, delimiters, other bytes), wherever the field sits
+    /// in its record.
+    #[test]
+    fn short_fields_read_as_words_match_the_byte_loop() {
+        let alphabet = b"0123456789012345678901234567890123456789-+ ,x\t\n9";
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut short = 0;
+        for _ in 0..200_000 {
+            let len = (next() % 14) as usize;
+            let rec: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            for start in 0..=len {
+                for end in start..=len {
+                    let field = &rec[start..end];
+                    assert_eq!(
+                        parse_i32_at(&rec, start, end),
+                        parse_i32(field),
+                        "{:?} in {:?}",
+                        String::from_utf8_lossy(field),
+                        String::from_utf8_lossy(&rec)
+                    );
+                    assert_eq!(parse_i64_at(&rec, start, end), parse_i64(field));
+                    short += usize::from(short_int(&rec, start, end).is_some());
+                }
+            }
+        }
+        // The word path was taken, not only the fallback.
+        assert!(short > 100_000, "{short}");
+        for v in [
+            0i64,
+            7,
+            -7,
+            12_345_678,
+            -99_999_999,
+            99_999_999,
+            10_000_000,
+            1,
+        ] {
+            let padded = format!("{}00{}", if v < 0 { "-" } else { "" }, v.abs());
+            for text in [format!("{v}"), format!("{v:+}"), padded] {
+                let rec = format!("ab,{text},cd");
+                let (s, e) = (3, 3 + text.len());
+                assert_eq!(
+                    parse_i64_at(rec.as_bytes(), s, e),
+                    parse_i64(text.as_bytes())
+                );
+                assert_eq!(
+                    parse_i64_at(text.as_bytes(), 0, text.len()),
+                    Some(v),
+                    "{text}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn ints_accept_absl_syntax() {

@@ -4,8 +4,9 @@
 use bytes::Bytes;
 use weir_graph::{DType, Error, Result, Tensor, TensorType};
 
-use super::fields::{field_bytes, field_text, is_missing, raw, Span};
-use crate::parsing::numbers::{parse_f32, parse_f64, parse_i32, parse_i64};
+use super::fields::{
+    double_field, field_bytes, field_text, float_field, int32_field, int64_field, is_missing, Span,
+};
 
 /// One output column: its values so far and its default (`None` = required).
 pub(super) enum Column {
@@ -128,7 +129,8 @@ fn record_label(record: Option<usize>) -> String {
     record.map(|r| format!(" {r}")).unwrap_or_default()
 }
 
-/// Converts column `col` of `chunk` with `parse`; on failure, the chunk row and the error.
+/// Converts column `col` of `chunk` with `parse` (of a record and a field's span in it); on
+/// failure, the chunk row and the error.
 #[inline]
 fn convert<T: Clone>(
     out: &mut Vec<T>,
@@ -136,7 +138,7 @@ fn convert<T: Clone>(
     chunk: &Chunk<'_>,
     col: usize,
     kind: &str,
-    parse: impl Fn(&[u8]) -> Option<T>,
+    parse: impl Fn(&[u8], Span) -> Option<T>,
 ) -> std::result::Result<(), (usize, Error)> {
     // Without na_value, only an empty field is missing: the check stays out of the loop.
     let no_na = chunk.na.is_empty();
@@ -148,7 +150,7 @@ fn convert<T: Clone>(
                 None => return Err((row, missing(col, chunk.first + row))),
             }
         } else {
-            match parse(raw(rec, s)) {
+            match parse(rec, s) {
                 Some(v) => v,
                 None => return Err((row, invalid(col, chunk.first + row, kind, rec, s))),
             }
@@ -165,10 +167,10 @@ impl Column {
         col: usize,
     ) -> std::result::Result<(), (usize, Error)> {
         match self {
-            Column::I32(out, d) => convert(out, d, chunk, col, "int32", parse_i32),
-            Column::I64(out, d) => convert(out, d, chunk, col, "int64", parse_i64),
-            Column::F32(out, d) => convert(out, d, chunk, col, "float", parse_f32),
-            Column::F64(out, d) => convert(out, d, chunk, col, "double", parse_f64),
+            Column::I32(out, d) => convert(out, d, chunk, col, "int32", int32_field),
+            Column::I64(out, d) => convert(out, d, chunk, col, "int64", int64_field),
+            Column::F32(out, d) => convert(out, d, chunk, col, "float", float_field),
+            Column::F64(out, d) => convert(out, d, chunk, col, "double", double_field),
             Column::Str(out, d) => {
                 for row in 0..chunk.rows {
                     let (rec, s) = chunk.field(row, col);

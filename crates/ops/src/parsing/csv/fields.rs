@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 use weir_graph::{Error, Result};
 
 use super::CsvOptions;
+use crate::parsing::numbers::{parse_f32, parse_f64, parse_i32_at, parse_i64_at};
 
 /// One field of a record: `record[start..end]`, with doubled quotes still in it if `escaped`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -298,6 +299,26 @@ pub(crate) fn split_record(
 /// The raw text of field `s` (no unescaping).
 pub(crate) fn raw(rec: &[u8], s: Span) -> &[u8] {
     &rec[s.start as usize..s.end as usize]
+}
+
+/// The int32 value of field `s` of `rec` (absl's `SimpleAtoi`), `None` for a bad number.
+pub(crate) fn int32_field(rec: &[u8], s: Span) -> Option<i32> {
+    parse_i32_at(rec, s.start as usize, s.end as usize)
+}
+
+/// The int64 value of field `s` of `rec` (absl's `SimpleAtoi`), `None` for a bad number.
+pub(crate) fn int64_field(rec: &[u8], s: Span) -> Option<i64> {
+    parse_i64_at(rec, s.start as usize, s.end as usize)
+}
+
+/// The float value of field `s` of `rec` (absl's `SimpleAtof`), `None` for a bad number.
+pub(crate) fn float_field(rec: &[u8], s: Span) -> Option<f32> {
+    parse_f32(raw(rec, s))
+}
+
+/// The double value of field `s` of `rec` (absl's `SimpleAtod`), `None` for a bad number.
+pub(crate) fn double_field(rec: &[u8], s: Span) -> Option<f64> {
+    parse_f64(raw(rec, s))
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@ mod fields;
 
 pub(super) use columns::{invalid_at, missing_at, unsupported};
 use columns::{Chunk, Column};
-pub(super) use fields::{field_bytes, is_missing, raw, split_record};
+pub(super) use fields::{
+    double_field, field_bytes, float_field, int32_field, int64_field, is_missing, split_record,
+};
 pub(crate) use fields::{Span, Spans, Splitter};
 
 /// The options of `tf.io.decode_csv` besides the records and defaults.
