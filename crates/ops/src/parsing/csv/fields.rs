@@ -301,11 +301,13 @@ pub(crate) fn raw(rec: &[u8], s: Span) -> &[u8] {
     &rec[s.start as usize..s.end as usize]
 }
 
+#[inline]
 /// The int32 value of field `s` of `rec` (absl's `SimpleAtoi`), `None` for a bad number.
 pub(crate) fn int32_field(rec: &[u8], s: Span) -> Option<i32> {
     parse_i32_at(rec, s.start as usize, s.end as usize)
 }
 
+#[inline]
 /// The int64 value of field `s` of `rec` (absl's `SimpleAtoi`), `None` for a bad number.
 pub(crate) fn int64_field(rec: &[u8], s: Span) -> Option<i64> {
     parse_i64_at(rec, s.start as usize, s.end as usize)
