@@ -252,9 +252,27 @@ impl Dataset {
 
     /// `dataset.cache()`: the elements kept in memory by the first pass that reads them all
     /// and replayed to later passes (a `repeat` after it reads the input once); op
-    /// `CacheDataset`. Caching to a file (`cache(filename)`) is not provided.
+    /// `CacheDataset`.
     pub fn cache(&self) -> Result<Dataset> {
-        let filename = crate::array::constant(self.graph(), "")?;
+        self.cache_file("")
+    }
+
+    /// `dataset.cache(filename)`: the first pass that reads the input to its end writes it to
+    /// the TensorFlow cache files `filename.index` and `filename.data-00000-of-00001`, and
+    /// every later iterator (in this process or another, TensorFlow's included) reads them
+    /// instead of the input; op `CacheDataset`. An empty `filename` caches in memory.
+    ///
+    /// ```
+    /// # use weir_graph::{DType, Graph};
+    /// # use weir_ops::data::Dataset;
+    /// let g = Graph::new();
+    /// let path = std::env::temp_dir().join("weir_doc_cache").join("range");
+    /// let ds = Dataset::range(&g, 0, 10, 1)?.cache_file(path.to_str().unwrap())?;
+    /// assert_eq!(ds.output_types(), [DType::I64]);
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn cache_file(&self, filename: &str) -> Result<Dataset> {
+        let filename = crate::array::constant(self.graph(), filename)?;
         Dataset::build(
             self.op("CacheDataset").input(filename),
             self.dtypes.clone(),

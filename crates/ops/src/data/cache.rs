@@ -1,5 +1,6 @@
 //! `CacheDataset` (`Dataset.cache()`): the input's elements kept in memory by the first
-//! iterator that reads them all, and replayed to every later one.
+//! iterator that reads them all, and replayed to every later one. With a file name, the cache
+//! is a file instead ([`super::cache_file`]).
 //!
 //! As in TensorFlow, the cache belongs to the dataset object: an initializer that makes the
 //! dataset again (a new `MakeIterator` run) starts an empty cache, and an iterator dropped
@@ -87,13 +88,19 @@ struct CacheKernel;
 impl Kernel for CacheKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let input = input_dataset(ctx, 0)?;
-        let filename = ctx.input(1).to_strings()?;
-        if filename.first().is_some_and(|f| !f.is_empty()) {
-            return Err(Error::unimplemented(format!(
-                "weir caches datasets in memory only; cache(filename={:?}) needs TensorFlow's \
-                 cache file format, which weir does not write",
-                filename[0]
+        let filename = ctx.input(1);
+        if filename.rank() != 0 {
+            return Err(Error::invalid_argument(format!(
+                "filename must be a scalar, got shape {}",
+                weir_graph::format_dims(filename.shape())
             )));
+        }
+        let filename =
+            String::from_utf8_lossy(&filename.to_scalar::<weir_graph::Bytes>()?).into_owned();
+        if !filename.is_empty() {
+            let ds = super::cache_file::FileCache { input, filename };
+            ctx.set_output(0, dataset_tensor(Arc::new(ds)));
+            return Ok(());
         }
         let ds = Cache {
             input,

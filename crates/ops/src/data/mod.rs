@@ -34,6 +34,7 @@ mod batch;
 mod bucket;
 mod builders;
 mod cache;
+mod cache_file;
 mod combine;
 mod csv;
 mod experimental;

@@ -7,6 +7,7 @@ mod parsing_support;
 mod array_index;
 mod array_shape;
 mod control_assert;
+mod data_cache_file;
 mod data_combine;
 mod data_core;
 mod data_csv;

@@ -83,46 +83,89 @@ pub(crate) fn write_bundle(
     tensors: &[(&str, &Tensor)],
     opts: TableOptions,
 ) -> Result<()> {
-    let mut entries: BTreeMap<&str, BundleEntryProto> = BTreeMap::new();
+    // Every name is checked before any file is made.
+    let mut names = std::collections::BTreeSet::new();
     for (name, t) in tensors {
-        if name.is_empty() {
-            return Err(Error::invalid_argument(
-                "A tensor name in a checkpoint cannot be empty (the empty key holds the header)",
-            ));
-        }
-        if entries.insert(name, BundleEntryProto::default()).is_some() {
-            return Err(Error::invalid_argument(format!(
-                "Adding duplicate key: {name}"
-            )));
-        }
-        if t.dtype() == DType::Resource {
-            return Err(Error::invalid_argument(format!(
-                "Cannot save {name}: a resource handle cannot be saved in a checkpoint"
-            )));
+        check_entry(name, t)?;
+        if !names.insert(*name) {
+            return Err(duplicate_key(name));
         }
     }
-    if let Some(dir) = Path::new(prefix)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        // TensorFlow's writer creates the prefix's directory (one level).
-        if let Err(e) = std::fs::create_dir(dir) {
-            if e.kind() != std::io::ErrorKind::AlreadyExists {
-                return Err(io_error(e, "create the directory of", prefix));
+    let mut w = BundleWriter::new(prefix, opts)?;
+    for (name, t) in tensors {
+        w.add(name, t)?;
+    }
+    w.finish()
+}
+
+fn check_entry(name: &str, t: &Tensor) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::invalid_argument(
+            "A tensor name in a checkpoint cannot be empty (the empty key holds the header)",
+        ));
+    }
+    if t.dtype() == DType::Resource {
+        return Err(Error::invalid_argument(format!(
+            "Cannot save {name}: a resource handle cannot be saved in a checkpoint"
+        )));
+    }
+    Ok(())
+}
+
+fn duplicate_key(name: &str) -> Error {
+    Error::invalid_argument(format!("Adding duplicate key: {name}"))
+}
+
+/// TensorFlow's `BundleWriter`: tensors added one at a time go straight to the data file (a
+/// temporary file until [`finish`](Self::finish)), and only their index entries are kept, so a
+/// bundle larger than memory can be written (as `Dataset.cache(filename)` does).
+pub(crate) struct BundleWriter {
+    prefix: String,
+    data_path: String,
+    data_tmp: TempFile,
+    out: BufWriter<File>,
+    offset: u64,
+    entries: BTreeMap<String, BundleEntryProto>,
+    opts: TableOptions,
+}
+
+impl BundleWriter {
+    /// Starts the bundle `prefix`, creating its directory (one level, as TensorFlow's writer
+    /// does) and its temporary data file.
+    pub(crate) fn new(prefix: &str, opts: TableOptions) -> Result<BundleWriter> {
+        if let Some(dir) = Path::new(prefix)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            if let Err(e) = std::fs::create_dir(dir) {
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    return Err(io_error(e, "create the directory of", prefix));
+                }
             }
         }
+        let data_path = data_filename(prefix, 0, 1);
+        let data_tmp = TempFile::new(&data_path);
+        let out = BufWriter::with_capacity(1 << 20, data_tmp.create()?);
+        Ok(BundleWriter {
+            prefix: prefix.to_string(),
+            data_path,
+            data_tmp,
+            out,
+            offset: 0,
+            entries: BTreeMap::new(),
+            opts,
+        })
     }
-    let data_path = data_filename(prefix, 0, 1);
-    let data_tmp = TempFile::new(&data_path);
-    let mut out = BufWriter::with_capacity(1 << 20, data_tmp.create()?);
-    let mut offset = 0u64;
-    for (name, t) in tensors {
-        let (size, crc) = write_tensor(t, &mut out)
-            .map_err(|e| e.with_prefix(&format!("Writing {data_path}: ")))?;
-        let entry = entries
-            .get_mut(name)
-            .ok_or_else(|| Error::internal("lost entry"))?;
-        *entry = BundleEntryProto {
+
+    /// Appends `t` to the data file under the key `name`.
+    pub(crate) fn add(&mut self, name: &str, t: &Tensor) -> Result<()> {
+        check_entry(name, t)?;
+        if self.entries.contains_key(name) {
+            return Err(duplicate_key(name));
+        }
+        let (size, crc) = write_tensor(t, &mut self.out)
+            .map_err(|e| e.with_prefix(&format!("Writing {}: ", self.data_path)))?;
+        let entry = BundleEntryProto {
             dtype: t.dtype().proto_number(),
             shape: Some(TensorShapeProto {
                 dim: t
@@ -133,25 +176,33 @@ pub(crate) fn write_bundle(
                 unknown_rank: false,
             }),
             shard_id: 0,
-            offset: offset as i64,
+            offset: self.offset as i64,
             size: size as i64,
             crc32c: mask(crc),
             slices: Vec::new(),
         };
-        offset += size;
+        self.entries.insert(name.to_string(), entry);
+        self.offset += size;
+        Ok(())
     }
-    let f = out
-        .into_inner()
-        .map_err(|e| io_error(e.into_error(), "write", &data_path))?;
-    data_tmp.commit(f, &data_path)?;
-    write_index(
-        prefix,
-        1,
-        entries
-            .iter()
-            .map(|(name, entry)| (name.as_bytes().to_vec(), entry.encode_to_vec())),
-        opts,
-    )
+
+    /// Renames the data file into place, then writes the index: a reader that finds
+    /// `<prefix>.index` finds the whole bundle. Dropped without this, the writer leaves nothing.
+    pub(crate) fn finish(self) -> Result<()> {
+        let f = self
+            .out
+            .into_inner()
+            .map_err(|e| io_error(e.into_error(), "write", &self.data_path))?;
+        self.data_tmp.commit(f, &self.data_path)?;
+        write_index(
+            &self.prefix,
+            1,
+            self.entries
+                .iter()
+                .map(|(name, entry)| (name.as_bytes().to_vec(), entry.encode_to_vec())),
+            self.opts,
+        )
+    }
 }
 
 /// Writes `<prefix>.index` (through a temporary file renamed into place): the header of a

@@ -32,7 +32,7 @@
 //! empty), sharded saves (`MergeV2Checkpoints`), TensorFlow's V1 checkpoints, and big-endian
 //! bundles. Bundles of several shards, as merged sharded saves are, do restore.
 
-mod bundle;
+pub(crate) mod bundle;
 mod data;
 mod legacy;
 pub mod proto;
