@@ -19,6 +19,14 @@ struct Batch {
 }
 
 impl DatasetBase for Batch {
+    fn cardinality(&self) -> i64 {
+        batched_cardinality(
+            self.input.cardinality(),
+            self.batch_size,
+            self.drop_remainder,
+        )
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }
@@ -29,6 +37,20 @@ impl DatasetBase for Batch {
             batch_size: self.batch_size,
             drop_remainder: self.drop_remainder,
         }))
+    }
+}
+
+/// The cardinality of `n` elements in batches of `batch_size`: the last partial batch counts
+/// unless `drop_remainder`.
+pub(super) fn batched_cardinality(n: i64, batch_size: usize, drop_remainder: bool) -> i64 {
+    if n < 0 {
+        return n;
+    }
+    let b = i64::try_from(batch_size).unwrap_or(i64::MAX).max(1);
+    if drop_remainder {
+        n / b
+    } else {
+        n / b + i64::from(n % b != 0)
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! As in TensorFlow, the cache belongs to the dataset object: an initializer that makes the
 //! dataset again (a new `MakeIterator` run) starts an empty cache, and an iterator dropped
-//! before the input's end leaves the cache empty.
+//! before the input's end (or before it read as many elements as the input's cardinality)
+//! leaves the cache empty.
 
 use std::sync::Arc;
 
@@ -25,6 +26,10 @@ struct Cache {
 }
 
 impl DatasetBase for Cache {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }
@@ -37,15 +42,20 @@ impl DatasetBase for Cache {
             input: Some(self.input.make_iterator()?),
             seen: Vec::new(),
             cached: self.cached.clone(),
+            expected: self.input.cardinality(),
         }))
     }
 }
 
-/// Reads the input and keeps what it hands out; the cache is set when the input ends.
+/// Reads the input and keeps what it hands out; the cache is set when the input ends, or as
+/// soon as it holds as many elements as the input's cardinality says it has (as in TensorFlow:
+/// so `cache().take(n).repeat()` of an `n`-element input reads the input once).
 struct Fill {
     input: Option<Box<dyn IteratorBase>>,
     seen: Vec<Element>,
     cached: Cached,
+    /// The input's cardinality.
+    expected: i64,
 }
 
 impl IteratorBase for Fill {
@@ -56,6 +66,10 @@ impl IteratorBase for Fill {
         match input.get_next(ctx)? {
             Some(e) => {
                 self.seen.push(e.clone());
+                if i64::try_from(self.seen.len()).ok() == Some(self.expected) {
+                    let all = Arc::new(std::mem::take(&mut self.seen));
+                    self.cached.lock().get_or_insert(all);
+                }
                 Ok(Some(e))
             }
             None => {

@@ -49,6 +49,10 @@ impl FileCache {
 }
 
 impl DatasetBase for FileCache {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }

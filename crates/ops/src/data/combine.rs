@@ -11,7 +11,7 @@ use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Result, Shape, Tensor
 
 use super::{
     dataset_def, dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element,
-    IteratorBase, IteratorContext,
+    IteratorBase, IteratorContext, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
 };
 
 /// The elements of several datasets side by side, until the shortest ends.
@@ -21,6 +21,20 @@ struct Zip {
 }
 
 impl DatasetBase for Zip {
+    fn cardinality(&self) -> i64 {
+        // The shortest input, an endless one counting as longest.
+        let mut n = INFINITE_CARDINALITY;
+        for input in &self.inputs {
+            match input.cardinality() {
+                UNKNOWN_CARDINALITY => return UNKNOWN_CARDINALITY,
+                INFINITE_CARDINALITY => {}
+                c if n == INFINITE_CARDINALITY => n = c,
+                c => n = n.min(c),
+            }
+        }
+        n
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }
@@ -90,6 +104,17 @@ struct Concatenate {
 }
 
 impl DatasetBase for Concatenate {
+    fn cardinality(&self) -> i64 {
+        let (a, b) = (self.first.cardinality(), self.second.cardinality());
+        if a == INFINITE_CARDINALITY || b == INFINITE_CARDINALITY {
+            INFINITE_CARDINALITY
+        } else if a == UNKNOWN_CARDINALITY || b == UNKNOWN_CARDINALITY {
+            UNKNOWN_CARDINALITY
+        } else {
+            a.saturating_add(b)
+        }
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.first.output_dtypes()
     }

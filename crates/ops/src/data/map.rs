@@ -20,6 +20,10 @@ struct Map {
 }
 
 impl DatasetBase for Map {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }

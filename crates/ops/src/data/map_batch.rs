@@ -158,6 +158,14 @@ struct MapAndBatch {
 }
 
 impl DatasetBase for MapAndBatch {
+    fn cardinality(&self) -> i64 {
+        super::batch::batched_cardinality(
+            self.input.cardinality(),
+            self.batch_size,
+            self.drop_remainder,
+        )
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }

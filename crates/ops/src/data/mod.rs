@@ -35,6 +35,7 @@ mod bucket;
 mod builders;
 mod cache;
 mod cache_file;
+mod cardinality;
 mod combine;
 mod csv;
 mod experimental;
@@ -73,6 +74,13 @@ pub use window::Windows;
 /// One element of a dataset: a value per component, in the dataset's component order.
 pub type Element = Vec<Tensor>;
 
+/// `tf.data.INFINITE_CARDINALITY`: the cardinality of a dataset that never ends.
+pub const INFINITE_CARDINALITY: i64 = -1;
+
+/// `tf.data.UNKNOWN_CARDINALITY`: the cardinality of a dataset whose length cannot be known
+/// without reading it (a `filter`'s, a file's).
+pub const UNKNOWN_CARDINALITY: i64 = -2;
+
 /// A dataset: TensorFlow's `DatasetBase`. Immutable once built; every iterator made from it
 /// reads it from the start.
 pub trait DatasetBase: Send + Sync + 'static {
@@ -81,6 +89,13 @@ pub trait DatasetBase: Send + Sync + 'static {
 
     /// A new iterator at the first element (TensorFlow's `MakeIterator`).
     fn make_iterator(&self) -> Result<Box<dyn IteratorBase>>;
+
+    /// How many elements the dataset has, known without reading it (TensorFlow's
+    /// `Cardinality`): [`INFINITE_CARDINALITY`] for an endless one, [`UNKNOWN_CARDINALITY`]
+    /// (the default) when only reading would tell.
+    fn cardinality(&self) -> i64 {
+        UNKNOWN_CARDINALITY
+    }
 }
 
 /// A position in a dataset: TensorFlow's `IteratorBase`.
@@ -158,6 +173,7 @@ pub(crate) fn register_all_ops() {
     batch::register();
     repeat::register();
     cache::register();
+    cardinality::register();
     files::register();
     generator::register();
     csv::register();

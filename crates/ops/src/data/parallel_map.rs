@@ -190,6 +190,10 @@ struct ParallelMap {
 }
 
 impl DatasetBase for ParallelMap {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }

@@ -7,7 +7,8 @@ use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Result};
 
 use super::{
-    dataset_def, dataset_tensor, input_dataset, DatasetBase, Element, IteratorBase, IteratorContext,
+    dataset_def, dataset_tensor, input_dataset, DatasetBase, Element, IteratorBase,
+    IteratorContext, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
 };
 
 /// `input` `count` times over (forever when `count` is negative).
@@ -17,6 +18,10 @@ struct Repeat {
 }
 
 impl DatasetBase for Repeat {
+    fn cardinality(&self) -> i64 {
+        repeated_cardinality(self.input.cardinality(), self.count)
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }
@@ -35,6 +40,21 @@ impl DatasetBase for Repeat {
             seen_in_epoch: false,
         }))
     }
+}
+
+/// The cardinality of `n` elements repeated `count` times (`count < 0`: for ever): an endless
+/// repeat of anything but an empty input never ends, even when its length is unknown.
+pub(super) fn repeated_cardinality(n: i64, count: i64) -> i64 {
+    if count < 0 {
+        return if n == 0 { 0 } else { INFINITE_CARDINALITY };
+    }
+    if count == 0 {
+        return 0;
+    }
+    if n < 0 {
+        return n;
+    }
+    n.saturating_mul(count)
 }
 
 struct RepeatIter {
@@ -76,6 +96,21 @@ struct SkipTake {
 }
 
 impl DatasetBase for SkipTake {
+    fn cardinality(&self) -> i64 {
+        let n = self.input.cardinality();
+        if n == UNKNOWN_CARDINALITY {
+            return n;
+        }
+        match (self.take, n == INFINITE_CARDINALITY) {
+            (true, true) => self.count.max(INFINITE_CARDINALITY),
+            (true, false) if self.count < 0 => n,
+            (true, false) => n.min(self.count),
+            (false, true) => n,
+            (false, false) if self.count < 0 => 0,
+            (false, false) => (n - self.count).max(0),
+        }
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }
@@ -139,6 +174,14 @@ struct Shard {
 }
 
 impl DatasetBase for Shard {
+    fn cardinality(&self) -> i64 {
+        let n = self.input.cardinality();
+        if n < 0 {
+            return n;
+        }
+        n / self.num_shards + i64::from(self.index < n % self.num_shards)
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }

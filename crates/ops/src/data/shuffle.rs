@@ -93,6 +93,10 @@ struct ShuffleData {
 }
 
 impl DatasetBase for ShuffleData {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }

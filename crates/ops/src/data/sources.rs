@@ -18,6 +18,10 @@ struct TensorSlices {
 }
 
 impl DatasetBase for TensorSlices {
+    fn cardinality(&self) -> i64 {
+        i64::try_from(self.rows).unwrap_or(i64::MAX)
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }
@@ -93,6 +97,10 @@ struct Tensors {
 }
 
 impl DatasetBase for Tensors {
+    fn cardinality(&self) -> i64 {
+        1
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }
@@ -131,6 +139,10 @@ struct Range {
 }
 
 impl DatasetBase for Range {
+    fn cardinality(&self) -> i64 {
+        range_len(self.start, self.stop, self.step)
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &[DType::I64]
     }
@@ -142,6 +154,17 @@ impl DatasetBase for Range {
             step: self.step,
         }))
     }
+}
+
+/// How many values `range(start, stop, step)` has (`step` is not 0).
+fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+    let (start, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
+    let n = if step > 0 {
+        (stop - start + step - 1) / step
+    } else {
+        (start - stop - step - 1) / -step
+    };
+    i64::try_from(n.max(0)).unwrap_or(i64::MAX)
 }
 
 struct RangeIter {

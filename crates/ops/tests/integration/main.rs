@@ -8,6 +8,7 @@ mod array_index;
 mod array_shape;
 mod control_assert;
 mod data_cache_file;
+mod data_cardinality;
 mod data_combine;
 mod data_core;
 mod data_csv;

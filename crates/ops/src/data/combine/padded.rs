@@ -27,6 +27,14 @@ struct PaddedBatch {
 }
 
 impl DatasetBase for PaddedBatch {
+    fn cardinality(&self) -> i64 {
+        super::super::batch::batched_cardinality(
+            self.input.cardinality(),
+            self.batch_size,
+            self.drop_remainder,
+        )
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }

@@ -26,6 +26,10 @@ struct Scan {
 }
 
 impl DatasetBase for Scan {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }

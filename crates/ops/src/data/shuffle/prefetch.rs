@@ -35,6 +35,10 @@ pub(super) struct Prefetch {
 }
 
 impl DatasetBase for Prefetch {
+    fn cardinality(&self) -> i64 {
+        self.input.cardinality()
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }

@@ -39,6 +39,10 @@ struct ShuffleAndRepeat {
 }
 
 impl DatasetBase for ShuffleAndRepeat {
+    fn cardinality(&self) -> i64 {
+        super::super::repeat::repeated_cardinality(self.input.cardinality(), self.count)
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         self.input.output_dtypes()
     }
