@@ -51,6 +51,7 @@ mod parallel_map;
 mod reduce;
 mod repeat;
 mod shuffle;
+mod tfrecord_writer;
 mod sources;
 mod window;
 
@@ -69,6 +70,7 @@ pub use generator::GeneratorItem;
 pub use map_batch::MapAndBatchOptions;
 pub use parallel_map::{InterleaveOptions, MapOptions, ParallelInterleaveOptions, AUTOTUNE};
 pub use shuffle::Shuffle;
+pub use tfrecord_writer::TfRecordWriter;
 pub use window::Windows;
 
 /// One element of a dataset: a value per component, in the dataset's component order.
@@ -174,6 +176,7 @@ pub(crate) fn register_all_ops() {
     repeat::register();
     cache::register();
     cardinality::register();
+    tfrecord_writer::register();
     files::register();
     generator::register();
     csv::register();

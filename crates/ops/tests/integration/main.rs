@@ -22,6 +22,7 @@ mod data_parallel;
 mod data_parallel_reads;
 mod data_reduce;
 mod data_shuffle;
+mod data_tfrecord_writer;
 mod data_window;
 mod debug_ops;
 mod dynamic_partition;
