@@ -54,6 +54,11 @@ impl IteratorResource {
     }
 
     fn get_next(&self, ctx: &IteratorContext) -> Result<Vec<Tensor>> {
+        self.get_next_if_any(ctx)?.ok_or_else(end_of_sequence)
+    }
+
+    /// The next element, or `None` at the end of the sequence (and on every call after).
+    pub(crate) fn get_next_if_any(&self, ctx: &IteratorContext) -> Result<Option<Vec<Tensor>>> {
         // Another run may be inside get_next, waiting on its own terms: this run's wait for
         // the iterator still ends with its own cancellation or deadline.
         let mut st = loop {
@@ -63,7 +68,7 @@ impl IteratorResource {
             ctx.check()?;
         };
         if st.ended {
-            return Err(end_of_sequence());
+            return Ok(None);
         }
         let it = st.iterator.as_mut().ok_or_else(|| {
             Error::failed_precondition(
@@ -86,13 +91,13 @@ impl IteratorResource {
                         names(self.dtypes.iter().copied())
                     )));
                 }
-                Ok(element)
+                Ok(Some(element))
             }
             None => {
                 st.ended = true;
                 // The finished iterator may hold files and threads: let them go now.
                 st.iterator = Some(Box::new(Exhausted));
-                Err(end_of_sequence())
+                Ok(None)
             }
         }
     }
@@ -306,7 +311,7 @@ fn resource_output(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
-fn element_shapes(ctx: &mut InferenceContext<'_>) -> Result<()> {
+pub(super) fn element_shapes(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let shapes: Vec<Shape> = ctx.attr("output_shapes")?;
     for (i, s) in shapes.into_iter().enumerate().take(ctx.num_outputs()) {
         ctx.set_output(i, s);

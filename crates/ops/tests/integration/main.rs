@@ -18,6 +18,7 @@ mod data_generator;
 mod data_group;
 mod data_list_files;
 mod data_more;
+mod data_optional;
 mod data_parallel;
 mod data_parallel_reads;
 mod data_reduce;
