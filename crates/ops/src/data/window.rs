@@ -155,6 +155,27 @@ struct Window {
 }
 
 impl DatasetBase for Window {
+    fn cardinality(&self) -> i64 {
+        let n = self.input.cardinality();
+        if n < 0 {
+            return n;
+        }
+        let as_i64 = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
+        let (size, shift, stride) = (as_i64(self.size), as_i64(self.shift), as_i64(self.stride));
+        if self.drop_remainder {
+            // The elements after the last one of the first whole window.
+            let span = (size - 1).saturating_mul(stride).saturating_add(1);
+            let rest = n - span;
+            if rest < 0 {
+                0
+            } else {
+                rest / shift + 1
+            }
+        } else {
+            n / shift + i64::from(n % shift != 0)
+        }
+    }
+
     fn output_dtypes(&self) -> &[DType] {
         &self.dtypes
     }

@@ -98,6 +98,19 @@ for name, make in CASES.items():
         with v1.Session() as s:
             out.append({"name": name, "cardinality": int(s.run(c))})
 
+# Windows: every (n, size, shift, stride, drop_remainder) below, in one session.
+windows = [(n, size, shift, stride, drop)
+           for n in [0, 1, 5, 10, 11] for size in [1, 3, 4] for shift in [1, 2, 5]
+           for stride in [1, 2] for drop in [False, True]]
+g = tf.Graph()
+with g.as_default():
+    cs = [exp.cardinality(R(n).window(size, shift, stride, drop))
+          for (n, size, shift, stride, drop) in windows]
+    with v1.Session() as s:
+        for (n, size, shift, stride, drop), c in zip(windows, s.run(cs)):
+            out.append({"name": "window", "n": n, "size": size, "shift": shift,
+                        "stride": stride, "drop_remainder": drop, "cardinality": int(c)})
+
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json"), "w") as f:
     json.dump(out, f, indent=1)
 print(len(out), "cases")
