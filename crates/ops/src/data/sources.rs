@@ -225,3 +225,43 @@ pub(super) fn register() {
     );
     register_kernel("RangeDataset", |_| Ok(Box::new(RangeKernel)));
 }
+
+impl super::Dataset {
+    /// `tf.data.experimental.Counter(start, step)`: `start`, `start + step`, ... for ever, of
+    /// `start`'s dtype. Built as TensorFlow builds it: `from_tensors(0).repeat()` scanned with
+    /// the running value as state, so its graph and cardinality (-1) are TensorFlow's.
+    ///
+    /// ```
+    /// # use weir_graph::{DType, Graph};
+    /// # use weir_ops::{array::constant, data::Dataset};
+    /// let g = Graph::new();
+    /// let evens = Dataset::counter(&constant(&g, 0i64)?, &constant(&g, 2i64)?)?.take(3)?;
+    /// assert_eq!(evens.output_types(), [DType::I64]);
+    /// // In a session: 0, 2, 4.
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn counter(
+        start: &weir_graph::Output,
+        step: &weir_graph::Output,
+    ) -> Result<super::Dataset> {
+        if start.dtype() != step.dtype() {
+            return Err(Error::invalid_argument(format!(
+                "Counter's start is {} but its step is {}",
+                start.dtype(),
+                step.dtype()
+            )));
+        }
+        let g = start.graph();
+        let zero = crate::array::constant(g, 0i32)?;
+        let step = step.clone();
+        super::Dataset::from_tensors(&[zero])?.repeat(None)?.scan(
+            std::slice::from_ref(start),
+            move |state, _| {
+                Ok((
+                    vec![crate::math::add(&state[0], &step)?],
+                    vec![state[0].clone()],
+                ))
+            },
+        )
+    }
+}

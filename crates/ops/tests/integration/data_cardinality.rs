@@ -294,3 +294,44 @@ fn a_memory_cache_is_complete_once_it_holds_its_inputs_cardinality() {
         assert_eq!(got, want, "take({k})");
     }
 }
+
+#[test]
+fn a_counter_counts_for_ever() {
+    // TensorFlow 2.21: Counter(5, -2).take(4) is 5, 3, 1, -1; Counter() has cardinality -1;
+    // a float32 Counter(0.5, 0.25) gives 0.5, 0.75, 1.0.
+    let g = Graph::new();
+    let down =
+        Dataset::counter(&constant(&g, 5i64).unwrap(), &constant(&g, -2i64).unwrap()).unwrap();
+    let n = down.cardinality().unwrap();
+    let next = down
+        .take(4)
+        .unwrap()
+        .make_one_shot_iterator()
+        .unwrap()
+        .get_next()
+        .unwrap();
+    let floats = Dataset::counter(
+        &constant(&g, 0.5f32).unwrap(),
+        &constant(&g, 0.25f32).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(floats.output_types(), [DType::F32]);
+    assert_eq!(floats.output_shapes(), [Shape::scalar()]);
+    let fnext = floats.make_one_shot_iterator().unwrap().get_next().unwrap();
+    let sess = Session::new(&g).unwrap();
+    assert_eq!(
+        run(&sess, &[&n]).unwrap()[0].to_scalar::<i64>().unwrap(),
+        -1
+    );
+    assert_eq!(drain(&sess, &next[0]), (vec![5, 3, 1, -1], None));
+    let got: Vec<f32> = (0..3)
+        .map(|_| {
+            run(&sess, &[&fnext[0]]).unwrap()[0]
+                .to_scalar::<f32>()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(got, [0.5, 0.75, 1.0]);
+    let e = Dataset::counter(&constant(&g, 0i64).unwrap(), &constant(&g, 1i32).unwrap());
+    assert_eq!(e.unwrap_err().code(), Code::InvalidArgument);
+}
