@@ -17,6 +17,7 @@ mod data_files;
 mod data_generator;
 mod data_group;
 mod data_list_files;
+mod data_make_csv;
 mod data_more;
 mod data_optional;
 mod data_parallel;
