@@ -2,9 +2,11 @@
 //! `IgnoreErrorsDataset` (`ignore_errors`) and `DatasetToSingleElement` (`get_single_element`)
 //! here, `TakeWhileDataset` (`Dataset.take_while`) in `take_while`, `UniqueDataset`
 //! (`Dataset.unique`) in `unique`, `DirectedInterleaveDataset`
-//! (`Dataset.choose_from_datasets`) in `choose` and `ScanDataset` (`Dataset.scan`) in `scan`.
+//! (`Dataset.choose_from_datasets`) in `choose`, `ScanDataset` (`Dataset.scan`) in `scan`, and
+//! `Dataset.sample_from_datasets`, composed of other ops, in `sample`.
 
 mod choose;
+mod sample;
 mod scan;
 mod take_while;
 mod unique;
@@ -15,6 +17,8 @@ use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, OpDef, Output, Result, Shape,
 };
+
+pub use sample::SampleWeights;
 
 use super::{
     dataset_def, dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element,

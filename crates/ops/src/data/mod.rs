@@ -45,16 +45,17 @@ mod generator;
 mod group_by_window;
 mod iterator;
 mod list_files;
-mod map;
 mod make_csv;
+mod map;
 mod map_batch;
 mod optional;
 mod parallel_map;
+mod random;
 mod reduce;
 mod repeat;
 mod shuffle;
-mod tfrecord_writer;
 mod sources;
+mod tfrecord_writer;
 mod window;
 
 use std::sync::Arc;
@@ -67,6 +68,7 @@ use weir_graph::{
 pub use bucket::BucketOptions;
 pub use builders::{Dataset, Iterator};
 pub use csv::CsvDataset;
+pub use experimental::SampleWeights;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
 pub use generator::GeneratorItem;
 pub use make_csv::{CsvColumn, MakeCsvDataset};
@@ -191,6 +193,7 @@ pub(crate) fn register_all_ops() {
     combine::register();
     reduce::register();
     experimental::register();
+    random::register();
     window::register();
     group_by_window::register();
 }

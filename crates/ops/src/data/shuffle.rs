@@ -36,15 +36,15 @@ use crate::random::philox::{fresh_seed, Philox};
 const WHOLE_INPUT: i64 = -2;
 
 /// A Philox stream handing out one 32-bit word at a time (TensorFlow's
-/// `SingleSampleAdapter<PhiloxRandom>`), owning its generator.
-struct Words {
+/// `SingleSampleAdapter<PhiloxRandom>`), owning its generator; `RandomDataset` reads one too.
+pub(super) struct Words {
     gen: Philox,
     block: [u32; 4],
     used: usize,
 }
 
 impl Words {
-    fn new(seed: u64, seed2: u64) -> Words {
+    pub(super) fn new(seed: u64, seed2: u64) -> Words {
         Words {
             gen: Philox::new(seed, seed2),
             block: [0; 4],
@@ -52,7 +52,7 @@ impl Words {
         }
     }
 
-    fn next_u32(&mut self) -> u32 {
+    pub(super) fn next_u32(&mut self) -> u32 {
         if self.used == 4 {
             self.block = self.gen.next_block();
             self.used = 0;

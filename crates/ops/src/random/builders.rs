@@ -148,7 +148,7 @@ impl RandomUniform {
 }
 
 /// A binary node with an exact name (the scope's own, as Python's `name=name` gives it).
-fn named(graph: &Graph, op: &str, x: &Output, y: &Output, name: &str) -> Result<Output> {
+pub(super) fn named(graph: &Graph, op: &str, x: &Output, y: &Output, name: &str) -> Result<Output> {
     crate::new_op(graph, op)
         .name(name)
         .input(x)

@@ -9,12 +9,13 @@ use weir_graph::{
 
 use super::philox::{
     box_muller_f32, box_muller_f64, fill_blocks, fill_variable, truncated_f32, truncated_f64,
-    u32_to_f32, u64_to_f64, GuardedPhilox,
+    u32_to_f32, u64_to_f64, GuardedPhilox, Philox,
 };
 use super::{random_shape_fn, shape_from_tensor};
 
+/// The distributions of the float random ops.
 #[derive(Clone, Copy)]
-enum Dist {
+pub(super) enum Dist {
     Uniform,
     Normal,
     Truncated,
@@ -35,48 +36,7 @@ impl Kernel for RandomKernel {
         let shape = shape_from_tensor(ctx.input(0))?;
         let n: usize = shape.iter().product();
         let gen = self.gen.reserve_outputs(n as u64, RESERVE_PER_OUTPUT);
-        let out = match (self.dist, self.dtype) {
-            (Dist::Uniform, DType::F32) => {
-                let mut v = vec![0.0f32; n];
-                fill_blocks(gen, &mut v, |b| b.map(u32_to_f32));
-                Tensor::from_vec(&shape, v)?
-            }
-            (Dist::Uniform, DType::F64) => {
-                let mut v = vec![0.0f64; n];
-                fill_blocks(gen, &mut v, |b| {
-                    [u64_to_f64(b[0], b[1]), u64_to_f64(b[2], b[3])]
-                });
-                Tensor::from_vec(&shape, v)?
-            }
-            (Dist::Normal, DType::F32) => {
-                let mut v = vec![0.0f32; n];
-                fill_blocks(gen, &mut v, |b| {
-                    let (a0, a1) = box_muller_f32(b[0], b[1]);
-                    let (a2, a3) = box_muller_f32(b[2], b[3]);
-                    [a0, a1, a2, a3]
-                });
-                Tensor::from_vec(&shape, v)?
-            }
-            (Dist::Normal, DType::F64) => {
-                let mut v = vec![0.0f64; n];
-                fill_blocks(gen, &mut v, |b| {
-                    let (a0, a1) = box_muller_f64(b[0], b[1], b[2], b[3]);
-                    [a0, a1]
-                });
-                Tensor::from_vec(&shape, v)?
-            }
-            (Dist::Truncated, DType::F32) => {
-                let mut v = vec![0.0f32; n];
-                fill_variable(gen, &mut v, truncated_f32);
-                Tensor::from_vec(&shape, v)?
-            }
-            (Dist::Truncated, DType::F64) => {
-                let mut v = vec![0.0f64; n];
-                fill_variable(gen, &mut v, truncated_f64);
-                Tensor::from_vec(&shape, v)?
-            }
-            (_, dt) => return Err(Error::internal(format!("random kernel built for {dt}"))),
-        };
+        let out = fill_dist(self.dist, self.dtype, &shape, gen)?;
         ctx.set_output(0, out);
         Ok(())
     }
@@ -86,18 +46,61 @@ impl Kernel for RandomKernel {
     }
 }
 
+/// `shape` values of `dist` drawn from `gen` as TensorFlow's `FillPhiloxRandom` draws them;
+/// shared with the stateless kernels, which start from a generator of their seed instead.
+pub(super) fn fill_dist(dist: Dist, dtype: DType, shape: &[usize], gen: Philox) -> Result<Tensor> {
+    let n: usize = shape.iter().product();
+    match (dist, dtype) {
+        (Dist::Uniform, DType::F32) => {
+            let mut v = vec![0.0f32; n];
+            fill_blocks(gen, &mut v, |b| b.map(u32_to_f32));
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Uniform, DType::F64) => {
+            let mut v = vec![0.0f64; n];
+            fill_blocks(gen, &mut v, |b| {
+                [u64_to_f64(b[0], b[1]), u64_to_f64(b[2], b[3])]
+            });
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Normal, DType::F32) => {
+            let mut v = vec![0.0f32; n];
+            fill_blocks(gen, &mut v, |b| {
+                let (a0, a1) = box_muller_f32(b[0], b[1]);
+                let (a2, a3) = box_muller_f32(b[2], b[3]);
+                [a0, a1, a2, a3]
+            });
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Normal, DType::F64) => {
+            let mut v = vec![0.0f64; n];
+            fill_blocks(gen, &mut v, |b| {
+                let (a0, a1) = box_muller_f64(b[0], b[1], b[2], b[3]);
+                [a0, a1]
+            });
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Truncated, DType::F32) => {
+            let mut v = vec![0.0f32; n];
+            fill_variable(gen, &mut v, truncated_f32);
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Truncated, DType::F64) => {
+            let mut v = vec![0.0f64; n];
+            fill_variable(gen, &mut v, truncated_f64);
+            Tensor::from_vec(shape, v)
+        }
+        (_, dt) => Err(Error::internal(format!("random kernel built for {dt}"))),
+    }
+}
+
 struct UniformIntKernel {
     gen: GuardedPhilox,
 }
 
 /// `lo + bits % range` for `range = hi - lo` computed unsigned, as TensorFlow does, so ranges
 /// wider than the signed type still work.
-fn uniform_int_i32(
-    shape: &[usize],
-    gen: super::philox::Philox,
-    lo: i32,
-    hi: i32,
-) -> Result<Tensor> {
+pub(super) fn uniform_int_i32(shape: &[usize], gen: Philox, lo: i32, hi: i32) -> Result<Tensor> {
     let range = (hi as u32).wrapping_sub(lo as u32);
     let mut v = vec![0i32; shape.iter().product()];
     fill_blocks(gen, &mut v, |b| {
@@ -106,12 +109,7 @@ fn uniform_int_i32(
     Tensor::from_vec(shape, v)
 }
 
-fn uniform_int_i64(
-    shape: &[usize],
-    gen: super::philox::Philox,
-    lo: i64,
-    hi: i64,
-) -> Result<Tensor> {
+pub(super) fn uniform_int_i64(shape: &[usize], gen: Philox, lo: i64, hi: i64) -> Result<Tensor> {
     let range = (hi as u64).wrapping_sub(lo as u64);
     let mut v = vec![0i64; shape.iter().product()];
     fill_blocks(gen, &mut v, |b| {

@@ -1,6 +1,7 @@
 //! Random ops, seeded the TensorFlow way: `tf.random.uniform`, `tf.random.normal`,
-//! `tf.random.truncated_normal`, `tf.random.shuffle`, `tf.random.categorical` (multinomial) and
-//! `tf.image.random_crop`.
+//! `tf.random.truncated_normal`, `tf.random.shuffle`, `tf.random.categorical` (multinomial),
+//! `tf.image.random_crop`, and their stateless forms (`tf.random.stateless_uniform`, ...; see
+//! `stateless`), whose values depend only on a seed tensor.
 //!
 //! Each op takes its seeds from [`Graph::get_seed`](weir_graph::Graph::get_seed) (graph-level
 //! seed plus op-level seed) and stores them as the attrs `seed`/`seed2`. `(0, 0)` draws fresh
@@ -26,6 +27,7 @@ pub(crate) mod kernels;
 mod multinomial;
 pub mod philox;
 mod shuffle;
+mod stateless;
 
 use weir_graph::{
     format_dims, AttrDef, AttrKind, AttrValue, DType, Error, Graph, InferenceContext, OpDef,
@@ -39,6 +41,11 @@ pub use crop::{random_crop, RandomCrop};
 pub(crate) use kernels::with_seed_attrs;
 pub use multinomial::{multinomial, Multinomial};
 pub use shuffle::random_shuffle;
+pub use stateless::{
+    stateless_categorical, stateless_random_normal, stateless_random_uniform,
+    stateless_truncated_normal, SeedArg, StatelessCategorical, StatelessRandomNormal,
+    StatelessRandomUniform, StatelessTruncatedNormal,
+};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
@@ -46,6 +53,7 @@ pub(crate) fn register_all_ops() {
     crop::register();
     multinomial::register();
     shuffle::register();
+    stateless::register();
 }
 
 /// The shape argument of the random ops: a fixed shape (added as an int32 `Const`) or a 1-D

@@ -8,7 +8,7 @@ use weir_graph::{
 };
 
 use super::kernels::with_seed_attrs;
-use super::philox::{GuardedPhilox, Single};
+use super::philox::{GuardedPhilox, Philox, Single};
 
 /// `tf.random.categorical(logits, num_samples)`: for each row of the `[batch, classes]` logits,
 /// `num_samples` class indices (int64) drawn with probabilities `softmax(row)`.
@@ -128,55 +128,68 @@ struct MultinomialKernel {
 
 impl Kernel for MultinomialKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let (logits, ns) = (ctx.input(0), ctx.input(1));
-        if logits.rank() != 2 {
-            return Err(Error::invalid_argument(format!(
-                "logits should be a matrix, got shape {}",
-                format_dims(logits.shape())
-            )));
-        }
-        if ns.rank() != 0 {
-            return Err(Error::invalid_argument(format!(
-                "num_samples should be a scalar, got shape {}",
-                format_dims(ns.shape())
-            )));
-        }
-        let num_samples = ns.to_scalar::<i32>()?;
-        if num_samples < 0 {
-            return Err(Error::invalid_argument(format!(
-                "num_samples should be non-negative, got {num_samples}"
-            )));
-        }
-        let num_samples = num_samples as usize;
-        let (batch, classes) = (logits.shape()[0], logits.shape()[1]);
-        if classes == 0 {
-            return Err(Error::invalid_argument(
-                "num_classes should be positive, got 0",
-            ));
-        }
-        let draws = if batch * num_samples == 0 {
-            Vec::new()
-        } else {
-            // The CPU kernel draws doubles: two words per sample, rounded up to blocks.
-            let per_row = num_samples.div_ceil(4) * 4 * 2;
-            let mut local = self.gen.reserve_outputs((batch * per_row) as u64, 256);
-            let mut single = Single::new(&mut local);
-            match logits.dtype() {
-                DType::F32 => sample(logits.as_slice::<f32>()?, classes, num_samples, &mut single),
-                _ => sample(logits.as_slice::<f64>()?, classes, num_samples, &mut single),
-            }
-        };
-        let shape = [batch, num_samples];
-        let out = match self.output_dtype {
-            DType::I32 => Tensor::from_vec(&shape, draws.into_iter().map(|d| d as i32).collect())?,
-            _ => Tensor::from_vec(&shape, draws)?,
-        };
+        let out = draw(ctx.input(0), ctx.input(1), self.output_dtype, |blocks| {
+            self.gen.reserve_outputs(blocks, 256)
+        })?;
         ctx.set_output(0, out);
         Ok(())
     }
 
     fn is_expensive(&self) -> bool {
         true
+    }
+}
+
+/// The `[batch, num_samples]` draws of the multinomial kernels, after TensorFlow's checks of
+/// `logits` and `num_samples`; `reserve(blocks)` gives the generator to draw from, the stateful
+/// kernel's reservation of `blocks * 256` blocks or the stateless kernel's seed generator.
+pub(super) fn draw(
+    logits: &Tensor,
+    ns: &Tensor,
+    output_dtype: DType,
+    reserve: impl FnOnce(u64) -> Philox,
+) -> Result<Tensor> {
+    if logits.rank() != 2 {
+        return Err(Error::invalid_argument(format!(
+            "logits should be a matrix, got shape {}",
+            format_dims(logits.shape())
+        )));
+    }
+    if ns.rank() != 0 {
+        return Err(Error::invalid_argument(format!(
+            "num_samples should be a scalar, got shape {}",
+            format_dims(ns.shape())
+        )));
+    }
+    let num_samples = ns.to_scalar::<i32>()?;
+    if num_samples < 0 {
+        return Err(Error::invalid_argument(format!(
+            "num_samples should be non-negative, got {num_samples}"
+        )));
+    }
+    let num_samples = num_samples as usize;
+    let (batch, classes) = (logits.shape()[0], logits.shape()[1]);
+    if classes == 0 {
+        return Err(Error::invalid_argument(
+            "num_classes should be positive, got 0",
+        ));
+    }
+    let draws = if batch * num_samples == 0 {
+        Vec::new()
+    } else {
+        // The CPU kernel draws doubles: two words per sample, rounded up to blocks.
+        let per_row = num_samples.div_ceil(4) * 4 * 2;
+        let mut local = reserve((batch * per_row) as u64);
+        let mut single = Single::new(&mut local);
+        match logits.dtype() {
+            DType::F32 => sample(logits.as_slice::<f32>()?, classes, num_samples, &mut single),
+            _ => sample(logits.as_slice::<f64>()?, classes, num_samples, &mut single),
+        }
+    };
+    let shape = [batch, num_samples];
+    match output_dtype {
+        DType::I32 => Tensor::from_vec(&shape, draws.into_iter().map(|d| d as i32).collect()),
+        _ => Tensor::from_vec(&shape, draws),
     }
 }
 

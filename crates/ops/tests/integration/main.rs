@@ -77,6 +77,7 @@ mod scatter_segment;
 mod script;
 mod serialize_tensor;
 mod sparse;
+mod stateless_random;
 mod string;
 mod strings_more;
 mod summary;
