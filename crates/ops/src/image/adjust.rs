@@ -44,7 +44,7 @@ impl From<&Output> for Operand {
 }
 
 impl Operand {
-    fn to_output(&self, g: &Graph) -> Result<Output> {
+    pub(super) fn to_output(&self, g: &Graph) -> Result<Output> {
         match self {
             Operand::Value(v) => constant(g, *v),
             Operand::Tensor(o) if o.dtype() == DType::F32 => Ok(o.clone()),
@@ -59,7 +59,10 @@ impl Operand {
 
 /// Runs `f` on the image as float32 and converts the result back to the image's dtype,
 /// saturating (TensorFlow leaves float32 images as they are).
-fn in_float32(image: Output, f: impl FnOnce(Output) -> Result<Output>) -> Result<Output> {
+pub(super) fn in_float32(
+    image: Output,
+    f: impl FnOnce(Output) -> Result<Output>,
+) -> Result<Output> {
     let orig = image.dtype();
     if !orig.is_numeric() {
         return Err(Error::invalid_argument(format!(

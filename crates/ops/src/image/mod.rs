@@ -6,6 +6,15 @@
 //! `per_image_standardization`, `random_flip_left_right`) are single fused kernels here with
 //! the same results.
 //!
+//! The other Python helpers are built from the ops TensorFlow's `image_ops_impl.py` builds, so
+//! their graphs and gradients are TensorFlow's: `flip_left_right`, `flip_up_down`, `transpose`,
+//! `rot90` (orient.rs), `rgb_to_grayscale`, `grayscale_to_rgb`, `adjust_gamma` (color.rs),
+//! `central_crop`, `resize_with_pad` (crop_pad.rs), `total_variation`, `image_gradients`,
+//! `sobel_edges` (gradients.rs), `psnr` and `ssim` (quality.rs). The detection and augmentation
+//! kernels are TensorFlow's, arithmetic for arithmetic: `RGBToHSV`/`HSVToRGB`, `CropAndResize`,
+//! `NonMaxSuppressionV3`-`V5`, `DrawBoundingBoxes(V2)`, `SampleDistortedBoundingBoxV2` (seeded
+//! like TensorFlow's) and `ExtractImagePatches`.
+//!
 //! ```
 //! use weir_graph::{DType, Graph, Shape};
 //! use weir_ops::{array::placeholder, image, random::random_crop};
@@ -23,31 +32,119 @@
 mod adjust;
 mod adjust_hsv;
 pub mod codecs;
+mod color;
 mod convert;
+mod crop_and_resize;
 mod crop_pad;
+mod draw_boxes;
 mod flip;
+mod gradients;
+mod nms;
+mod orient;
+mod patches;
+mod quality;
 mod resize;
+mod sample_box;
 mod standardize;
 
 pub use adjust::{adjust_brightness, adjust_contrast, random_brightness, random_contrast, Operand};
 pub use adjust_hsv::{adjust_hue, adjust_saturation, random_hue, random_saturation};
 pub use codecs::*;
+pub use color::{adjust_gamma, grayscale_to_rgb, hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv};
 pub use convert::{convert_image_dtype, ConvertImageDtype};
-pub use crop_pad::{crop_to_bounding_box, pad_to_bounding_box, resize_image_with_crop_or_pad};
+pub use crop_and_resize::{crop_and_resize, CropAndResize, CropMethod};
+pub use crop_pad::{
+    central_crop, crop_to_bounding_box, pad_to_bounding_box, resize_image_with_crop_or_pad,
+    resize_with_pad,
+};
+pub use draw_boxes::draw_bounding_boxes;
 pub use flip::{random_flip_left_right, random_flip_up_down};
+pub use gradients::{image_gradients, sobel_edges, total_variation};
+pub use nms::{non_max_suppression, NonMaxSuppression};
+pub use orient::{flip_left_right, flip_up_down, rot90, transpose};
+pub use patches::extract_patches;
+pub use quality::{psnr, Ssim};
 pub use resize::{resize, Resize, ResizeMethod};
+pub use sample_box::SampleDistortedBoundingBox;
 pub use standardize::per_image_standardization;
 
-use weir_graph::{Error, Output, Result};
+use weir_graph::{DType, Error, Output, Result};
+
+/// An int32 scalar argument (`rot90`'s `k`, `non_max_suppression`'s `max_output_size`): a number
+/// fixed when building, or a tensor computed in the graph.
+#[derive(Clone, Debug)]
+pub enum IntScalar {
+    /// A fixed value (must fit int32).
+    Value(i64),
+    /// An int32 scalar tensor.
+    Tensor(Output),
+}
+
+impl From<i64> for IntScalar {
+    fn from(k: i64) -> IntScalar {
+        IntScalar::Value(k)
+    }
+}
+impl From<i32> for IntScalar {
+    fn from(k: i32) -> IntScalar {
+        IntScalar::Value(k as i64)
+    }
+}
+impl From<Output> for IntScalar {
+    fn from(k: Output) -> IntScalar {
+        IntScalar::Tensor(k)
+    }
+}
+impl From<&Output> for IntScalar {
+    fn from(k: &Output) -> IntScalar {
+        IntScalar::Tensor(k.clone())
+    }
+}
+
+impl IntScalar {
+    /// The int32 scalar tensor, converting a value as Python's `convert_to_tensor(k, int32)`
+    /// would (a constant named `name`).
+    pub(crate) fn to_i32(&self, g: &weir_graph::Graph, name: &str) -> Result<Output> {
+        match self {
+            IntScalar::Value(v) => {
+                let v = i32::try_from(*v).map_err(|_| {
+                    Error::invalid_argument(format!("Can't convert Python int {v} to int32"))
+                })?;
+                crate::array::constant_named(g, v, name)
+            }
+            IntScalar::Tensor(t) => {
+                if t.dtype() != DType::I32 {
+                    return Err(Error::invalid_argument(format!(
+                        "Tensor conversion requested dtype int32 for Tensor with dtype {}",
+                        t.dtype().python_name()
+                    )));
+                }
+                if t.shape().rank().is_some_and(|r| r != 0) {
+                    return Err(Error::invalid_argument(format!(
+                        "Shape {} must have rank 0",
+                        t.shape().python_str()
+                    )));
+                }
+                Ok(t.clone())
+            }
+        }
+    }
+}
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     adjust::register();
     codecs::register();
     adjust_hsv::register();
+    color::register();
     convert::register();
+    crop_and_resize::register();
+    draw_boxes::register();
+    nms::register();
+    patches::register();
     flip::register();
     resize::register();
+    sample_box::register();
     standardize::register();
 }
 

@@ -41,6 +41,7 @@ mod image_codecs_ops;
 mod image_codecs_props;
 mod image_crop_pad;
 mod image_hsv;
+mod image_more;
 mod io_files;
 mod io_proptest;
 mod io_readers;

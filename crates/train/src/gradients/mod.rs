@@ -124,6 +124,11 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "ComputeAccidentalHits",
     "OneHot",
     "InTopKV2",
+    // tf.image's (image_ops_impl.py marks exactly these; NonMaxSuppressionV3-V5 and
+    // DrawBoundingBoxesV2 have no gradient there either, but are not marked).
+    "DrawBoundingBoxes",
+    "SampleDistortedBoundingBox",
+    "SampleDistortedBoundingBoxV2",
 ];
 
 /// Whether gradients flow into tensors of `dtype`: floats, and variable handles (the TF1 ref
