@@ -50,6 +50,9 @@ impl DType {
     ];
     /// Every dtype a tensor of data can have (all but `Resource`).
     pub const ALL_DATA: &'static [DType] = DType::ALL.split_at(DType::ALL.len() - 1).0;
+    /// The number types and `Bool` (all but `String` and `Resource`): TensorFlow's
+    /// `realnumbertypes` plus bool, as far as weir has them.
+    pub const NUMBER_AND_BOOL: &'static [DType] = DType::ALL.split_at(DType::ALL.len() - 2).0;
     /// The real number types (TensorFlow's `realnumbertypes`).
     pub const REAL_NUMBER: &'static [DType] = &[
         DType::F32,

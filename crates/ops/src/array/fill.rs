@@ -336,18 +336,6 @@ fn make_one_hot(node: &Node) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(OneHotKernel(node.attr("axis")?)))
 }
 
-const NUM_BOOL: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::Bool,
-];
-
 pub(super) fn register() {
     register_op(
         OpDef::new("Fill")
@@ -361,7 +349,7 @@ pub(super) fn register() {
     register_kernel("Fill", |_| Ok(Box::new(FillKernel)));
     for (name, one, types) in [
         ("ZerosLike", false, DType::ALL_DATA),
-        ("OnesLike", true, NUM_BOOL),
+        ("OnesLike", true, DType::NUMBER_AND_BOOL),
     ] {
         register_op(
             OpDef::new(name)

@@ -191,25 +191,12 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// TensorFlow's real, complex and bool types, as far as weir has them.
-const PATCH_TYPES: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::Bool,
-];
-
 pub(super) fn register() {
     register_op(
         OpDef::new("ExtractImagePatches")
             .input("images", ArgType::Attr("T"))
             .output("patches", ArgType::Attr("T"))
-            .type_attr("T", PATCH_TYPES)
+            .type_attr("T", DType::NUMBER_AND_BOOL)
             .attr("ksizes", AttrKind::Ints, None)
             .attr("strides", AttrKind::Ints, None)
             .attr("rates", AttrKind::Ints, None)

@@ -12,17 +12,7 @@ use weir_graph::{
 use crate::util::vectorized;
 
 /// The numeric out_types weir has (TensorFlow's list, less float16, bfloat16 and complex).
-const RAW_TYPES: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::Bool,
-];
+const RAW_TYPES: &[DType] = DType::NUMBER_AND_BOOL;
 
 /// `tf.io.decode_raw(input_bytes, out_type)`: each string's bytes as little-endian values of
 /// `out_type`; the output has shape `input.shape + [len / size]`.

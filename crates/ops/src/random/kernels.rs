@@ -141,29 +141,36 @@ pub(crate) fn uniform_int(
     }
 }
 
+/// The scalar bounds `minval < maxval` of a uniform int op, in TensorFlow's words when they
+/// are not.
+pub(super) fn int_bounds(minval: &Tensor, maxval: &Tensor) -> Result<(i64, i64)> {
+    for (name, t) in [("minval", minval), ("maxval", maxval)] {
+        if t.rank() != 0 {
+            return Err(Error::invalid_argument(format!(
+                "{name} must be 0-D, got shape {}",
+                format_dims(t.shape())
+            )));
+        }
+    }
+    let (lo, hi) = match minval.dtype() {
+        DType::I32 => (
+            minval.to_scalar::<i32>()? as i64,
+            maxval.to_scalar::<i32>()? as i64,
+        ),
+        _ => (minval.to_scalar::<i64>()?, maxval.to_scalar::<i64>()?),
+    };
+    if lo >= hi {
+        return Err(Error::invalid_argument(format!(
+            "Need minval < maxval, got {lo} >= {hi}"
+        )));
+    }
+    Ok((lo, hi))
+}
+
 impl Kernel for UniformIntKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (minval, maxval) = (ctx.input(1), ctx.input(2));
-        for (name, t) in [("minval", minval), ("maxval", maxval)] {
-            if t.rank() != 0 {
-                return Err(Error::invalid_argument(format!(
-                    "{name} must be 0-D, got shape {}",
-                    format_dims(t.shape())
-                )));
-            }
-        }
-        let (lo, hi) = match minval.dtype() {
-            DType::I32 => (
-                minval.to_scalar::<i32>()? as i64,
-                maxval.to_scalar::<i32>()? as i64,
-            ),
-            _ => (minval.to_scalar::<i64>()?, maxval.to_scalar::<i64>()?),
-        };
-        if lo >= hi {
-            return Err(Error::invalid_argument(format!(
-                "Need minval < maxval, got {lo} >= {hi}"
-            )));
-        }
+        let (lo, hi) = int_bounds(minval, maxval)?;
         let shape = shape_from_tensor(ctx.input(0))?;
         let out = uniform_int(minval.dtype(), &shape, &self.gen, lo, hi)?;
         ctx.set_output(0, out);

@@ -4,8 +4,7 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Result,
-    Tensor,
+    ArgType, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Result, Tensor,
 };
 
 use super::super::kernels::{fill_dist, uniform_int_i32, uniform_int_i64, Dist};
@@ -63,26 +62,7 @@ fn empty(dtype: DType, shape: &[usize]) -> Result<Tensor> {
 
 /// TensorFlow's `StatelessRandomUniformIntOp::Fill`: scalar bounds with `minval < maxval`.
 fn uniform_int(minval: &Tensor, maxval: &Tensor, shape: &[usize], gen: Philox) -> Result<Tensor> {
-    for (name, t) in [("minval", minval), ("maxval", maxval)] {
-        if t.rank() != 0 {
-            return Err(Error::invalid_argument(format!(
-                "{name} must be 0-D, got shape {}",
-                format_dims(t.shape())
-            )));
-        }
-    }
-    let (lo, hi) = match minval.dtype() {
-        DType::I32 => (
-            minval.to_scalar::<i32>()? as i64,
-            maxval.to_scalar::<i32>()? as i64,
-        ),
-        _ => (minval.to_scalar::<i64>()?, maxval.to_scalar::<i64>()?),
-    };
-    if lo >= hi {
-        return Err(Error::invalid_argument(format!(
-            "Need minval < maxval, got {lo} >= {hi}"
-        )));
-    }
+    let (lo, hi) = super::super::kernels::int_bounds(minval, maxval)?;
     match minval.dtype() {
         DType::I32 => uniform_int_i32(shape, gen, lo as i32, hi as i32),
         _ => uniform_int_i64(shape, gen, lo, hi),
