@@ -358,3 +358,36 @@ fn a_missing_directory_and_a_wrong_dtype_get_tensorflows_errors() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_empty_input_caches_as_empty() {
+    // TensorFlow writes an index without a data file (tests/data/tfdata_cache/empty), which
+    // later passes read as empty.
+    let g = Graph::new();
+    let (input, _) = generated(&g, vec![], &THREE_TYPES);
+    let it = input
+        .cache_file(fixture("empty/cache").to_str().unwrap())
+        .unwrap()
+        .make_one_shot_iterator()
+        .unwrap();
+    let sess = Session::new(&g).unwrap();
+    assert!(drain(&sess, &it.get_next().unwrap()).is_empty());
+    let dir = temp_dir("empty");
+    let prefix = dir.join("cache");
+    for pass in 0..2 {
+        let g = Graph::new();
+        let (input, reads) = generated(&g, vec![], &THREE_TYPES);
+        let it = input
+            .cache_file(prefix.to_str().unwrap())
+            .unwrap()
+            .make_one_shot_iterator()
+            .unwrap();
+        let sess = Session::new(&g).unwrap();
+        assert!(drain(&sess, &it.get_next().unwrap()).is_empty());
+        assert_eq!(reads.load(Ordering::SeqCst), 1 - pass);
+        assert_eq!(listing(&dir), ["cache.index"]);
+        let theirs = std::fs::read(fixture("empty/cache.index")).unwrap();
+        assert!(std::fs::read(dir.join("cache.index")).unwrap() == theirs);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -187,13 +187,19 @@ impl BundleWriter {
     }
 
     /// Renames the data file into place, then writes the index: a reader that finds
-    /// `<prefix>.index` finds the whole bundle. Dropped without this, the writer leaves nothing.
+    /// `<prefix>.index` finds the whole bundle. A bundle without tensors has no data file, as
+    /// TensorFlow's writer removes an empty one. Dropped without this, the writer leaves nothing.
     pub(crate) fn finish(self) -> Result<()> {
         let f = self
             .out
             .into_inner()
             .map_err(|e| io_error(e.into_error(), "write", &self.data_path))?;
-        self.data_tmp.commit(f, &self.data_path)?;
+        if self.entries.is_empty() {
+            drop(f);
+            drop(self.data_tmp);
+        } else {
+            self.data_tmp.commit(f, &self.data_path)?;
+        }
         write_index(
             &self.prefix,
             1,

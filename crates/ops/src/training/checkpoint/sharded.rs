@@ -100,6 +100,9 @@ pub fn merge_v2_checkpoints(
     let mut renames = Vec::new();
     let mut offset = 0i32;
     for (prefix, r) in &readers {
+        // As TensorFlow's MergeBundles, only the data files that entries point into move: an
+        // empty bundle (a cache of an empty dataset) has none.
+        let mut used = std::collections::BTreeSet::new();
         for (key, bytes) in r.raw_entries() {
             let mut entry = BundleEntryProto::decode(bytes.as_slice()).map_err(|_| {
                 Error::data_loss(format!(
@@ -108,10 +111,11 @@ pub fn merge_v2_checkpoints(
                     index_filename(prefix)
                 ))
             })?;
+            used.insert(entry.shard_id);
             entry.shard_id += offset;
             merged.push((key.clone(), entry.encode_to_vec()));
         }
-        for i in 0..r.num_shards() {
+        for i in (0..r.num_shards()).filter(|i| used.contains(i)) {
             renames.push((
                 data_filename(prefix, i, r.num_shards()),
                 data_filename(dest, offset + i, total),

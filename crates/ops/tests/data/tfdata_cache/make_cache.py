@@ -2,7 +2,8 @@
 tests/integration/data_cache_file.rs: weir must read them, and write the same bytes.
 
 Run with the TF venv: $HOME/.cache/weir-bench/venv/bin/python make_cache.py
-Writes three/cache.{index,data-00000-of-00001} and eleven/cache.{index,data-00000-of-00001}.
+Writes three/cache.{index,data-00000-of-00001}, eleven/cache.{index,data-00000-of-00001} and
+empty/cache.index.
 """
 import os
 import shutil
@@ -47,3 +48,5 @@ def write(name, ds):
 
 write("three", three())
 write("eleven", eleven())
+# An empty dataset: TensorFlow writes the index alone (its writer removes the empty data file).
+write("empty", tf.data.Dataset.range(0))
