@@ -1,39 +1,38 @@
 //! Probing CSV files at graph-building time, as `make_csv_dataset`'s Python does: the header
 //! row's column names, and each column's type inferred from the first rows.
 
+use std::io::{BufRead, BufReader};
+
 use weir_graph::{DType, Error, Result, Tensor};
 
 use super::MakeCsvDataset;
 
-/// The files' text rows, read as Python's `csv.reader` reads them, for names and types.
-pub(super) struct ProbeFiles {
-    /// Per file, its rows.
-    files: Vec<(String, Vec<Vec<String>>)>,
+/// The files, read row by row as Python's `csv.reader` reads them, for names and types: only
+/// the rows needed are read (a header, the first `num_rows_for_inference`), as TensorFlow's
+/// Python reads them, so a large file costs no more than its first rows.
+pub(super) struct ProbeFiles<'a> {
+    files: &'a [String],
+    gzip: bool,
+    delim: u8,
+    quote: bool,
     header: bool,
-    na_value: String,
+    na_value: &'a str,
     /// `num_rows_for_inference`.
     limit: Option<usize>,
 }
 
-impl ProbeFiles {
-    pub(super) fn new(spec: &MakeCsvDataset, filenames: &[String]) -> Result<ProbeFiles> {
-        let need = spec.column_names.is_none() || spec.column_defaults.is_none();
-        if !need {
-            return Ok(ProbeFiles {
-                files: Vec::new(),
-                header: spec.header,
-                na_value: spec.na_value.clone(),
-                limit: spec.num_rows_for_inference,
-            });
-        }
+impl<'a> ProbeFiles<'a> {
+    pub(super) fn new(spec: &'a MakeCsvDataset, files: &'a [String]) -> Result<ProbeFiles<'a>> {
+        let probing = spec.column_names.is_none() || spec.column_defaults.is_none();
         let gzip = match spec.compression_type.as_deref() {
             None | Some("") => false,
             Some("GZIP") => true,
-            Some("ZLIB") => {
+            Some("ZLIB") if probing => {
                 return Err(Error::invalid_argument(
                     "`compression_type` ZLIB is not supported for probing columns.",
                 ))
             }
+            Some("ZLIB") => false,
             Some(other) => {
                 return Err(Error::invalid_argument(format!(
                     "Received unknown `compression_type` {other}. Expected: GZIP, ZLIB or  \
@@ -41,54 +40,57 @@ impl ProbeFiles {
                 )))
             }
         };
-        let delim = spec.field_delim.bytes().next().unwrap_or(b',');
-        let mut files = Vec::with_capacity(filenames.len());
-        for f in filenames {
-            let bytes = std::fs::read(f).map_err(|e| crate::io::open_error(f, &e))?;
-            let bytes = if gzip {
-                let mut out = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-                    &mut out,
-                )
-                .map_err(|e| Error::data_loss(format!("{f}: {e}")))?;
-                out
-            } else {
-                bytes
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let rows = text
-                .lines()
-                .map(|l| split_row(l, delim, spec.use_quote_delim))
-                .collect();
-            files.push((f.clone(), rows));
-        }
         Ok(ProbeFiles {
             files,
+            gzip,
+            delim: spec.field_delim.bytes().next().unwrap_or(b','),
+            quote: spec.use_quote_delim,
             header: spec.header,
-            na_value: spec.na_value.clone(),
+            na_value: &spec.na_value,
             limit: spec.num_rows_for_inference,
         })
     }
 
+    /// The rows of file `f`, read as they are asked for.
+    fn rows(&self, f: &str) -> Result<impl Iterator<Item = Result<Vec<String>>> + '_> {
+        let file = std::fs::File::open(f).map_err(|e| crate::io::open_error(f, &e))?;
+        let reader: Box<dyn BufRead> = if self.gzip {
+            Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+        } else {
+            Box::new(BufReader::new(file))
+        };
+        let name = f.to_string();
+        Ok(reader.split(b'\n').map(move |line| {
+            let line = line.map_err(|e| Error::from(e).with_prefix(&format!("{name}: ")))?;
+            Ok(split_row(
+                &String::from_utf8_lossy(&line),
+                self.delim,
+                self.quote,
+            ))
+        }))
+    }
+
     /// The header row of the first file, which every file must share.
     pub(super) fn column_names(&self) -> Result<Vec<String>> {
-        let empty = |f: &str| {
-            Error::invalid_argument(format!(
-                "Failed when reading the header line of {f}. Is it an empty file?"
-            ))
-        };
-        let (first, rows) = &self.files[0];
-        let names = rows.first().ok_or_else(|| empty(first))?.clone();
-        for (f, rows) in &self.files[1..] {
-            if rows.first().ok_or_else(|| empty(f))? != &names {
-                return Err(Error::invalid_argument(format!(
-                    "All input CSV files should have the same column names in the header row. \
-                     File {f} has different column names."
-                )));
+        let mut names: Option<Vec<String>> = None;
+        for f in self.files {
+            let first = self.rows(f)?.next().transpose()?.ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "Failed when reading the header line of {f}. Is it an empty file?"
+                ))
+            })?;
+            match &names {
+                None => names = Some(first),
+                Some(n) if *n != first => {
+                    return Err(Error::invalid_argument(format!(
+                        "All input CSV files should have the same column names in the header \
+                         row. File {f} has different column names."
+                    )))
+                }
+                Some(_) => {}
             }
         }
-        Ok(names)
+        names.ok_or_else(|| Error::invalid_argument("No files to read column names from"))
     }
 
     /// TensorFlow's `_infer_column_defaults`: each (selected) column's narrowest type over the
@@ -102,17 +104,13 @@ impl ProbeFiles {
         let select = select.unwrap_or(&all);
         let mut types: Vec<Option<DType>> = vec![None; select.len()];
         let mut seen = 0usize;
-        'files: for (_, rows) in &self.files {
-            let body = if self.header {
-                rows.get(1..).unwrap_or(&[])
-            } else {
-                &rows[..]
-            };
+        'files: for f in self.files {
             let first_row = if self.header { 2 } else { 1 };
-            for (k, row) in body.iter().enumerate() {
+            for (k, row) in self.rows(f)?.skip(usize::from(self.header)).enumerate() {
                 if self.limit.is_some_and(|n| seen >= n) {
                     break 'files;
                 }
+                let row = row?;
                 if row.len() != num_cols {
                     return Err(Error::invalid_argument(format!(
                         "Problem inferring types: CSV row {} has {} number of fields. \
@@ -122,7 +120,7 @@ impl ProbeFiles {
                     )));
                 }
                 for (j, &c) in select.iter().enumerate() {
-                    types[j] = infer_type(&row[c], &self.na_value, types[j]);
+                    types[j] = infer_type(&row[c], self.na_value, types[j]);
                 }
                 seen += 1;
             }
