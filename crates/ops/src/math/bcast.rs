@@ -387,6 +387,11 @@ where
     U: TensorType,
 {
     let xs = x.as_slice::<T>()?;
+    // One value (a per-example label's cast): kept inline in the tensor, with no vector to
+    // allocate and no SIMD dispatch for a single element.
+    if let [v] = xs {
+        return Ok(Tensor::filled(x.shape(), f(*v)));
+    }
     let out: Vec<U> = vectorized(|| xs.iter().map(|&v| f(v)).collect());
     Tensor::from_vec(x.shape(), out)
 }
