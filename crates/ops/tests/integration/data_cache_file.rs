@@ -107,6 +107,19 @@ fn generated(
     (ds, reads)
 }
 
+/// A session reading `input.cache_file(prefix)` through a one-shot iterator, and its
+/// `get_next`.
+fn read_cached(input: &Dataset, prefix: &str) -> (Session, Vec<Output>) {
+    let next = input
+        .cache_file(prefix)
+        .unwrap()
+        .make_one_shot_iterator()
+        .unwrap()
+        .get_next()
+        .unwrap();
+    (Session::new(input.graph()).unwrap(), next)
+}
+
 /// Every element until End of sequence.
 fn drain(sess: &Session, next: &[Output]) -> Vec<Vec<Tensor>> {
     let mut out = vec![];
@@ -135,13 +148,8 @@ fn tensorflows_cache_files_are_read_instead_of_the_input() {
         // The input has nothing: every element comes from TensorFlow's files.
         let (input, reads) = generated(&g, vec![], types);
         let prefix = fixture(&format!("{name}/cache"));
-        let it = input
-            .cache_file(prefix.to_str().unwrap())
-            .unwrap()
-            .make_one_shot_iterator()
-            .unwrap();
-        let sess = Session::new(&g).unwrap();
-        let got = drain(&sess, &it.get_next().unwrap());
+        let (sess, next) = read_cached(&input, prefix.to_str().unwrap());
+        let got = drain(&sess, &next);
         assert_eq!(got, elements, "{name}");
         assert_eq!(reads.load(Ordering::SeqCst), 0, "{name}");
     }
@@ -156,13 +164,8 @@ fn the_files_weir_writes_are_tensorflows_byte_for_byte() {
         let dir = temp_dir(&format!("bytes_{name}"));
         let g = Graph::new();
         let (input, _) = generated(&g, elements.clone(), types);
-        let it = input
-            .cache_file(dir.join("cache").to_str().unwrap())
-            .unwrap()
-            .make_one_shot_iterator()
-            .unwrap();
-        let sess = Session::new(&g).unwrap();
-        assert_eq!(drain(&sess, &it.get_next().unwrap()), elements);
+        let (sess, next) = read_cached(&input, dir.join("cache").to_str().unwrap());
+        assert_eq!(drain(&sess, &next), elements);
         assert_eq!(
             listing(&dir),
             ["cache.data-00000-of-00001", "cache.index"],
@@ -300,13 +303,8 @@ fn a_second_writer_and_old_shard_files_are_already_exists() {
     std::fs::write(dir.join("cache_0.index"), "x").unwrap();
     let g = Graph::new();
     let (input, _) = generated(&g, three(), &THREE_TYPES);
-    let it = input
-        .cache_file(prefix.to_str().unwrap())
-        .unwrap()
-        .make_one_shot_iterator()
-        .unwrap();
-    let sess = Session::new(&g).unwrap();
-    let e = run(&sess, &[&it.get_next().unwrap()[0]]).unwrap_err();
+    let (sess, next) = read_cached(&input, prefix.to_str().unwrap());
+    let e = run(&sess, &[&next[0]]).unwrap_err();
     assert_eq!(e.code(), Code::AlreadyExists);
     let shard = dir.join("cache_0");
     assert_eq!(
@@ -326,13 +324,8 @@ fn a_missing_directory_and_a_wrong_dtype_get_tensorflows_errors() {
     let g = Graph::new();
     let (input, _) = generated(&g, three(), &THREE_TYPES);
     let missing = dir.join("no/such/cache");
-    let it = input
-        .cache_file(missing.to_str().unwrap())
-        .unwrap()
-        .make_one_shot_iterator()
-        .unwrap();
-    let sess = Session::new(&g).unwrap();
-    let e = run(&sess, &[&it.get_next().unwrap()[0]]).unwrap_err();
+    let (sess, next) = read_cached(&input, missing.to_str().unwrap());
+    let e = run(&sess, &[&next[0]]).unwrap_err();
     assert_eq!(e.code(), Code::NotFound);
     assert_eq!(
         e.message(),
@@ -344,13 +337,8 @@ fn a_missing_directory_and_a_wrong_dtype_get_tensorflows_errors() {
     // TensorFlow's cache of int64 read as int32.
     let g = Graph::new();
     let (input, _) = generated(&g, vec![], &[DType::I32, DType::String, DType::F32]);
-    let it = input
-        .cache_file(fixture("three/cache").to_str().unwrap())
-        .unwrap()
-        .make_one_shot_iterator()
-        .unwrap();
-    let sess = Session::new(&g).unwrap();
-    let e = run(&sess, &[&it.get_next().unwrap()[0]]).unwrap_err();
+    let (sess, next) = read_cached(&input, fixture("three/cache").to_str().unwrap());
+    let e = run(&sess, &[&next[0]]).unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert_eq!(
         e.message(),
@@ -365,25 +353,15 @@ fn an_empty_input_caches_as_empty() {
     // later passes read as empty.
     let g = Graph::new();
     let (input, _) = generated(&g, vec![], &THREE_TYPES);
-    let it = input
-        .cache_file(fixture("empty/cache").to_str().unwrap())
-        .unwrap()
-        .make_one_shot_iterator()
-        .unwrap();
-    let sess = Session::new(&g).unwrap();
-    assert!(drain(&sess, &it.get_next().unwrap()).is_empty());
+    let (sess, next) = read_cached(&input, fixture("empty/cache").to_str().unwrap());
+    assert!(drain(&sess, &next).is_empty());
     let dir = temp_dir("empty");
     let prefix = dir.join("cache");
     for pass in 0..2 {
         let g = Graph::new();
         let (input, reads) = generated(&g, vec![], &THREE_TYPES);
-        let it = input
-            .cache_file(prefix.to_str().unwrap())
-            .unwrap()
-            .make_one_shot_iterator()
-            .unwrap();
-        let sess = Session::new(&g).unwrap();
-        assert!(drain(&sess, &it.get_next().unwrap()).is_empty());
+        let (sess, next) = read_cached(&input, prefix.to_str().unwrap());
+        assert!(drain(&sess, &next).is_empty());
         assert_eq!(reads.load(Ordering::SeqCst), 1 - pass);
         assert_eq!(listing(&dir), ["cache.index"]);
         let theirs = std::fs::read(fixture("empty/cache.index")).unwrap();

@@ -3,9 +3,6 @@
 //! same name), `assert_cardinality`'s codes and messages, and the memory cache that a read of
 //! as many elements as its input's cardinality completes (all checked on `tf.compat.v1`).
 
-use std::path::PathBuf;
-
-use serde_json::Value;
 use weir_graph::{Code, DType, Graph, Output, Result, Shape};
 use weir_ops::array::constant;
 use weir_ops::data::{Dataset, MapAndBatchOptions, TextLineDataset, TfRecordDataset};
@@ -118,9 +115,7 @@ fn build(g: &Graph, name: &str) -> Result<Option<Dataset>> {
 
 #[test]
 fn cardinalities_match_tensorflow() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tfdata_cardinality/expected.json");
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = crate::io_util::expected_cases("tfdata_cardinality");
     let mut checked = 0;
     for case in &cases {
         let name = case["name"].as_str().unwrap();
@@ -152,9 +147,7 @@ fn cardinalities_match_tensorflow() {
 
 #[test]
 fn window_cardinalities_match_tensorflow() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tfdata_cardinality/expected.json");
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = crate::io_util::expected_cases("tfdata_cardinality");
     let g = Graph::new();
     let mut counts = vec![];
     let mut wants = vec![];

@@ -116,8 +116,7 @@ fn encode(t: &Tensor) -> Value {
 
 #[test]
 fn make_csv_dataset_matches_tensorflow() {
-    let path = here().join("expected.json");
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = crate::io_util::expected_cases("tfdata_make_csv");
     let dir = here().to_string_lossy().into_owned();
     for case in &cases {
         let name = case["name"].as_str().unwrap();

@@ -2,7 +2,6 @@
 //! (tests/data/tfdata_shuffle/expected.json, written by make_shuffle.py there), and the
 //! prefetch thread's order, errors, re-initialization and session close.
 
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -18,14 +17,7 @@ use weir_session::{RunArgs, Session};
 const BOUND: Duration = Duration::from_secs(20);
 
 fn cases() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tfdata_shuffle/expected.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str::<Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    crate::io_util::expected_cases("tfdata_shuffle")
 }
 
 fn opt_i64(v: &Value) -> Option<i64> {

@@ -12,8 +12,6 @@
 //! [`ulps_allowed`]. Messages are compared before TensorFlow's " for '{{node ...}}'" suffix
 //! (weir's suffix names the op instead).
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 use weir_graph::{Code, DType, Error, Graph, Output, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
@@ -27,14 +25,7 @@ use weir_ops::nn::Padding;
 use weir_session::{RunArgs, Session};
 
 fn cases() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/image_more/expected.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str::<Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    crate::io_util::expected_cases("image_more")
 }
 
 /// A JSON number, or a string: a float64 value or a non-finite float. (serde_json's default

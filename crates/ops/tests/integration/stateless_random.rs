@@ -7,8 +7,6 @@
 //! Shape-function messages are compared before TensorFlow's " for '{{node ..." suffix (weir's
 //! suffix names the op instead).
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 use weir_graph::{Code, DType, Error, Graph, Output, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
@@ -20,14 +18,7 @@ use weir_ops::random::{
 use weir_session::{RunArgs, Session};
 
 fn cases() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/stateless_random/expected.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str::<Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    crate::io_util::expected_cases("stateless_random")
 }
 
 fn dtype_of(name: &str) -> DType {

@@ -10,8 +10,6 @@
 //! pattern: P, error: "), and the checks that TensorFlow's Python layer makes before the op
 //! exists (dtype and attr minimum) by code and the name they point at.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
@@ -23,14 +21,7 @@ use weir_ops::string::{
 use weir_session::{RunArgs, Session};
 
 fn cases() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/strings_more/expected.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str::<Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    crate::io_util::expected_cases("strings_more")
 }
 
 /// A JSON string, or a list of byte values for one that is not UTF-8.

@@ -288,3 +288,17 @@ pub fn queue_resource(handle: &Tensor) -> Arc<TestQueue> {
         .get::<TestQueue>()
         .unwrap()
 }
+
+/// The cases of `tests/data/<dir>/expected.json`, a JSON array written by the TensorFlow script
+/// beside it.
+pub fn expected_cases(dir: &str) -> Vec<serde_json::Value> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(dir)
+        .join("expected.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    match serde_json::from_str(&text) {
+        Ok(serde_json::Value::Array(cases)) => cases,
+        other => panic!("{}: not a JSON array: {other:?}", path.display()),
+    }
+}
