@@ -11,6 +11,8 @@ use weir_graph::{
 
 use crate::util::vectorized;
 
+use super::stream_u8;
+
 /// The numeric out_types weir has (TensorFlow's list, less float16, bfloat16 and complex).
 const RAW_TYPES: &[DType] = DType::NUMBER_AND_BOOL;
 
@@ -179,6 +181,14 @@ fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> R
 /// [`decode_equal`] of uint8 bytes straight to float32, as a Cast of them would convert them,
 /// then `scale`d as the fused op would.
 fn decode_u8_as_f32(input: &Tensor, scale: Option<OutputScale>) -> Result<Tensor> {
+    let total: usize = input.as_slice::<Bytes>()?.iter().map(|s| s.len()).sum();
+    if total * 4 >= stream_u8::STREAM_MIN_BYTES {
+        let t = decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| {
+            stream_u8::extend_streaming(out, s, scale)
+        });
+        stream_u8::fence();
+        return t;
+    }
     decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| match scale {
         None => vectorized(|| out.extend(s.iter().map(|&b| f32::from(b)))),
         Some(OutputScale::Mul(c)) => vectorized(|| out.extend(s.iter().map(|&b| f32::from(b) * c))),
@@ -427,6 +437,36 @@ mod tests {
         let e =
             decode_raw_tensor(&t(&[&[1, 2], &[1, 2, 3, 4]]), DType::I16, true, None).unwrap_err();
         assert_eq!(e.message(), "DecodeRaw requires input strings to all be the same size, but element 1 has size 2 != 4");
+    }
+
+    /// A batch large enough to be streamed decodes to the values a small one gets, row by row.
+    #[test]
+    fn a_streamed_batch_matches_rows_decoded_alone() {
+        let rows: Vec<Vec<u8>> = (0..128u32)
+            .map(|r| {
+                (0..784u32)
+                    .map(|i| ((r * 131 + i * 7) % 256) as u8)
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
+        const { assert!(128 * 784 * 4 >= stream_u8::STREAM_MIN_BYTES) };
+        for scale in [
+            None,
+            Some(OutputScale::Mul(1.0 / 255.0)),
+            Some(OutputScale::Div(255.0)),
+        ] {
+            let batch = decode_u8_as_f32(&t(&refs), scale).unwrap();
+            assert_eq!(batch.shape(), &[128, 784]);
+            let got = batch.to_vec::<f32>().unwrap();
+            for (r, row) in refs.iter().enumerate() {
+                let alone = decode_u8_as_f32(&t(&[row]), scale).unwrap();
+                assert_eq!(
+                    &got[r * 784..(r + 1) * 784],
+                    &alone.to_vec::<f32>().unwrap()[..]
+                );
+            }
+        }
     }
 
     #[test]
