@@ -44,6 +44,7 @@ pub mod summary;
 pub mod tensor_array;
 pub mod training;
 
+mod stream_store;
 mod util;
 
 /// Registers the OpDef and kernel of every op in this crate. Idempotent and cheap after the

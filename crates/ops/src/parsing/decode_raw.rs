@@ -11,7 +11,7 @@ use weir_graph::{
 
 use crate::util::vectorized;
 
-use super::stream_u8;
+use crate::stream_store;
 
 /// The numeric out_types weir has (TensorFlow's list, less float16, bfloat16 and complex).
 const RAW_TYPES: &[DType] = DType::NUMBER_AND_BOOL;
@@ -182,11 +182,11 @@ fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> R
 /// then `scale`d as the fused op would.
 fn decode_u8_as_f32(input: &Tensor, scale: Option<OutputScale>) -> Result<Tensor> {
     let total: usize = input.as_slice::<Bytes>()?.iter().map(|s| s.len()).sum();
-    if total * 4 >= stream_u8::STREAM_MIN_BYTES {
+    if total * 4 >= stream_store::STREAM_MIN_BYTES {
         let t = decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| {
-            stream_u8::extend_streaming(out, s, scale)
+            stream_store::extend_u8_as_f32(out, s, scale)
         });
-        stream_u8::fence();
+        stream_store::fence();
         return t;
     }
     decode_equal_with(input, DType::U8, 1, |out: &mut Vec<f32>, s| match scale {
@@ -450,7 +450,7 @@ mod tests {
             })
             .collect();
         let refs: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
-        const { assert!(128 * 784 * 4 >= stream_u8::STREAM_MIN_BYTES) };
+        const { assert!(128 * 784 * 4 >= stream_store::STREAM_MIN_BYTES) };
         for scale in [
             None,
             Some(OutputScale::Mul(1.0 / 255.0)),

@@ -22,7 +22,6 @@ mod sequence;
 mod sequence_ops;
 mod serialize_tensor;
 mod sparse_merge;
-mod stream_u8;
 mod wire;
 
 pub(crate) use csv::{check_defaults, Span as CsvSpan};

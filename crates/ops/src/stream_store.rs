@@ -1,26 +1,29 @@
-//! uint8 bytes to float32 written with streaming (non-temporal) stores, for decoded batches too
-//! large to stay in cache.
+//! Streaming (non-temporal) stores, for data written now and read only after it has left this
+//! core's cache: decoded batches going into a queue.
 //!
 //! Why: a `decode_raw` → `cast` → scale batch of 128 MNIST images is 400 KB of fresh float32
-//! that goes into a queue and is read again only when a dequeue picks its rows, long after it
-//! has left this core's cache. Ordinary stores first read every line they write from memory
-//! (the line must be owned before it is changed), which doubles the traffic; on the 2-vCPU bench
-//! machine that read was most of the decode's cost. Streaming stores write whole lines without
-//! reading them. The values are the same: each is `f32::from(b)` then the scale, as the scalar
-//! loop computes it.
+//! that goes into a queue; a dequeue reads its rows back in random order, long after they were
+//! written. Ordinary stores first read every line they write from memory (the line must be
+//! owned before it is changed), which doubles the traffic; on the 2-vCPU bench machine that
+//! read was most of the cost of those writes. Streaming stores write whole lines without reading them. The values are the
+//! same: each is `f32::from(b)` then the scale, as the scalar loop computes it.
+//!
+//! Why not the rows a queue copies into its slots as well: each is written under the slot
+//! chunk's lock, and releasing it waits for the row to reach memory either way; streaming them
+//! (tried on mnist_bytes_t2) saved nothing.
 //!
 //! `unsafe` is allowed here only: a streaming store takes a raw pointer.
 #![allow(unsafe_code)]
 
-/// Outputs of at least this many bytes are streamed: larger than a core's share of cache is
-/// likely to keep (half of a 2 MB L2 shared with the input and the queue's copy), so the next
-/// reader finds them in memory either way.
+/// Decoded outputs of at least this many bytes are streamed: more than a core's cache is likely
+/// to keep (half of a 2 MB L2 shared with the input and the queue's copies), so the next reader
+/// finds them in memory either way.
 pub(crate) const STREAM_MIN_BYTES: usize = 256 * 1024;
 
 /// Appends `f32::from(b)`, then `scale`d, for every byte of `src` to `out`, with streaming stores
 /// where the CPU has AVX2 (the plain loop elsewhere). `out` must have room for `src.len()` more
 /// values.
-pub(crate) fn extend_streaming(
+pub(crate) fn extend_u8_as_f32(
     out: &mut Vec<f32>,
     src: &[u8],
     scale: Option<weir_graph::OutputScale>,
@@ -30,7 +33,7 @@ pub(crate) fn extend_streaming(
     {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is present, and `out` has room for `src.len()` more values.
-            unsafe { avx2::extend(out, src, scale) };
+            unsafe { avx2::extend_u8_as_f32(out, src, scale) };
             return;
         }
     }
@@ -66,7 +69,11 @@ mod avx2 {
     /// # Safety
     /// AVX2 must be available and `out` must have room for `src.len()` more values.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn extend(out: &mut Vec<f32>, src: &[u8], scale: Option<OutputScale>) {
+    pub(super) unsafe fn extend_u8_as_f32(
+        out: &mut Vec<f32>,
+        src: &[u8],
+        scale: Option<OutputScale>,
+    ) {
         let start = out.len();
         let n = src.len();
         let dst = out.as_mut_ptr().add(start);
@@ -123,7 +130,7 @@ mod tests {
                     let s = &src[..len];
                     let mut out = vec![9.0f32; prefix];
                     out.reserve(len);
-                    extend_streaming(&mut out, s, scale);
+                    extend_u8_as_f32(&mut out, s, scale);
                     fence();
                     let mut want = vec![9.0f32; prefix];
                     want.extend(s.iter().map(|&b| apply(f32::from(b), scale)));
