@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -14,6 +15,7 @@ use weir_graph::{Code, Error, Result};
 
 use super::options::Compression;
 use super::prefetch::Prefetcher;
+use super::tfrecord::precheck::FramingCheck;
 
 /// TensorFlow's message for a file that cannot be opened: `"<file>; No such file or directory"`
 /// (NotFound), and likewise for other OS errors.
@@ -82,6 +84,9 @@ pub(crate) struct ChunkedInput {
     name: Arc<str>,
     /// Earlier chunks that records still held when they were replaced, kept for reuse.
     retired: Vec<Bytes>,
+    /// Stream offsets of whole TFRecord records whose CRCs the read-ahead thread checked, from
+    /// the next one not yet consumed (see [`ChunkedInput::prechecked_here`]).
+    prechecked: Range<u64>,
 }
 
 /// How many replaced chunks a stream keeps for reuse.
@@ -121,12 +126,13 @@ impl ChunkedInput {
             chunk: chunk.max(1024),
             name,
             retired: Vec::new(),
+            prechecked: 0..0,
         }
     }
 
     /// Opens the file `path`, read on the caller's thread.
     pub(crate) fn open(path: &str, compression: Compression, chunk: usize) -> Result<ChunkedInput> {
-        ChunkedInput::open_with(path, compression, chunk, false)
+        ChunkedInput::open_with(path, compression, chunk, None)
     }
 
     /// Opens the file `path` for a reader op: a plain file of a few chunks or more is read ahead
@@ -143,14 +149,28 @@ impl ChunkedInput {
         compression: Compression,
         chunk: usize,
     ) -> Result<ChunkedInput> {
-        ChunkedInput::open_with(path, compression, chunk, true)
+        ChunkedInput::open_with(path, compression, chunk, Some(None))
     }
 
+    /// [`ChunkedInput::open_read_ahead`] for a TFRecord file: the read-ahead thread also checks
+    /// the CRCs of the records in each chunk it reads ([`FramingCheck`]), so the reader's
+    /// thread need not.
+    pub(crate) fn open_tfrecord_read_ahead(
+        path: &str,
+        compression: Compression,
+        chunk: usize,
+    ) -> Result<ChunkedInput> {
+        let check = FramingCheck::default();
+        ChunkedInput::open_with(path, compression, chunk, Some(Some(check)))
+    }
+
+    /// Opens `path`, read ahead when `read_ahead` is given (with the framing check the thread
+    /// is to run, if any) and it is a plain file of a few chunks or more.
     fn open_with(
         path: &str,
         compression: Compression,
         chunk: usize,
-        read_ahead: bool,
+        read_ahead: Option<Option<FramingCheck>>,
     ) -> Result<ChunkedInput> {
         let (f, len) = open_file(path)?;
         // A chunk never needs to exceed the file: small files get small buffers.
@@ -160,26 +180,27 @@ impl ChunkedInput {
             chunk
         };
         let chunk = chunk.max(1024);
-        let f = if read_ahead
-            && compression == Compression::None
-            && len >= PREFETCH_MIN_CHUNKS * chunk as u64
-        {
-            match Prefetcher::start(f, len, chunk, CACHE_LINE, read_error, path.into()) {
-                Ok(p) => {
-                    let mut input = ChunkedInput::new(
-                        Box::new(std::io::empty()),
-                        None,
-                        compression,
-                        chunk,
-                        path.into(),
-                    );
-                    input.src = Source::Prefetch(p);
-                    return Ok(input);
+        let f = match read_ahead {
+            Some(check)
+                if compression == Compression::None
+                    && len >= PREFETCH_MIN_CHUNKS * chunk as u64 =>
+            {
+                match Prefetcher::start(f, len, chunk, CACHE_LINE, read_error, path.into(), check) {
+                    Ok(p) => {
+                        let mut input = ChunkedInput::new(
+                            Box::new(std::io::empty()),
+                            None,
+                            compression,
+                            chunk,
+                            path.into(),
+                        );
+                        input.src = Source::Prefetch(p);
+                        return Ok(input);
+                    }
+                    Err(f) => f,
                 }
-                Err(f) => f,
             }
-        } else {
-            f
+            _ => f,
         };
         Ok(ChunkedInput::new(
             Box::new(f),
@@ -217,7 +238,20 @@ impl ChunkedInput {
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
         debug_assert!(n <= self.end - self.pos);
+        if self.prechecked.start == self.offset() {
+            // A record read from the start of the checked span: the span goes on after it.
+            self.prechecked.start += n as u64;
+        }
         self.pos += n;
+    }
+
+    /// Whether the read-ahead thread checked both CRCs of the TFRecord record at the cursor.
+    /// Only a record that starts exactly where the checked span goes on counts: the thread
+    /// walked the framing from the start of the file, so its records are the reader's.
+    #[inline]
+    pub(crate) fn prechecked_here(&self) -> bool {
+        let at = self.offset();
+        self.prechecked.start == at && at < self.prechecked.end
     }
 
     /// Whether a read-ahead thread reads the stream.
@@ -311,6 +345,9 @@ impl ChunkedInput {
                 }
                 Some(Ok(c)) => c,
             };
+            // The records before it were all used up (fill is asked for the rest of the one at
+            // the cursor), so only this chunk's span can still be read.
+            self.prechecked = chunk.checked.clone();
             let data = &chunk.buf[chunk.start..chunk.start + chunk.len];
             let (pos, end) = (self.pos, self.end);
             let old = std::mem::take(&mut self.buf);

@@ -10,11 +10,14 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use weir_graph::{Error, Result};
+
+use super::tfrecord::precheck::FramingCheck;
 
 /// Bytes kept free in front of each chunk's data for the unread tail of the chunk before it: a
 /// record that straddles two chunks and is shorter than this is joined in place.
@@ -31,6 +34,9 @@ pub(crate) struct Chunk {
     pub(crate) buf: Vec<u8>,
     pub(crate) start: usize,
     pub(crate) len: usize,
+    /// The file offsets of the whole TFRecord records in it whose CRCs the thread checked
+    /// (empty unless it was asked to, see [`FramingCheck`]).
+    pub(crate) checked: Range<u64>,
 }
 
 /// What the read-ahead thread sends, in file order.
@@ -56,7 +62,8 @@ impl Prefetcher {
     /// Starts reading the first `len` bytes of `file` in chunks of `chunk` bytes, each laid out
     /// at the offset within a cache line of `align` bytes that it has in the file (see
     /// `ChunkedInput::buffer_for` for why). `read_error` words a failed read. Gives the file
-    /// back if no thread could be started.
+    /// back if no thread could be started. With `check`, the thread also checks the TFRecord
+    /// framing of each chunk it reads.
     pub(crate) fn start(
         file: File,
         len: u64,
@@ -64,6 +71,7 @@ impl Prefetcher {
         align: usize,
         read_error: fn(std::io::Error, &str) -> Error,
         name: Arc<str>,
+        mut check: Option<FramingCheck>,
     ) -> std::result::Result<Prefetcher, File> {
         let (tx, chunks) = sync_channel::<Msg>(AHEAD);
         let (spares, spare_rx) = sync_channel::<Vec<u8>>(SPARES);
@@ -91,6 +99,10 @@ impl Prefetcher {
                     let addr = buf.as_ptr() as usize + HEADROOM;
                     let start = HEADROOM + (off as usize).wrapping_sub(addr) % align;
                     let (got, failed) = read_fully(&mut file, &mut buf[start..start + want]);
+                    let checked = match &mut check {
+                        Some(c) => c.chunk(off, &buf[start..start + got]),
+                        None => 0..0,
+                    };
                     off += got as u64;
                     if got > 0
                         && tx
@@ -98,6 +110,7 @@ impl Prefetcher {
                                 buf,
                                 start,
                                 len: got,
+                                checked,
                             }))
                             .is_err()
                     {

@@ -59,8 +59,11 @@ impl IteratorBase for TfRecordIter {
                 return Ok(None);
             };
             ctx.check()?;
-            let input =
-                ChunkedInput::open_read_ahead(&path?, self.spec.compression, self.spec.chunk)?;
+            let input = ChunkedInput::open_tfrecord_read_ahead(
+                &path?,
+                self.spec.compression,
+                self.spec.chunk,
+            )?;
             self.reader = Some(RecordReader::from_input(input));
         }
     }

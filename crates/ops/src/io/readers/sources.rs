@@ -97,7 +97,7 @@ pub(crate) fn open(kind: &ReaderKind, work: &Bytes) -> Result<Box<dyn RecordSour
         }
         ReaderKind::TfRecord { compression } => {
             let path = work_path(work)?;
-            let input = ChunkedInput::open_read_ahead(&path, compression, FILE_CHUNK)?;
+            let input = ChunkedInput::open_tfrecord_read_ahead(&path, compression, FILE_CHUNK)?;
             Box::new(TfRecordSource {
                 reader: RecordReader::from_input(input),
                 prefix: prefix_of(&path),

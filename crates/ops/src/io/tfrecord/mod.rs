@@ -1,6 +1,7 @@
 //! The TFRecord format: framed records with masked CRC32C, optionally inside one GZIP or ZLIB
 //! stream. Usable without a graph.
 
+pub(crate) mod precheck;
 mod reader;
 mod writer;
 

@@ -96,10 +96,12 @@ impl RecordReader {
         if self.input.fill(HEADER_LEN)? < HEADER_LEN {
             return Ok(None);
         }
+        // Checked already by the read-ahead thread, header and data, if it says so.
+        let prechecked = self.input.prechecked_here();
         let header = &self.input.available()[..HEADER_LEN];
         let len_bytes: [u8; 8] = header[..8].try_into().expect("8 bytes");
         let stored = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
-        if masked_crc32c(&len_bytes) != stored {
+        if !prechecked && masked_crc32c(&len_bytes) != stored {
             let hint = if start == 0 {
                 " (Is this even a TFRecord file?)"
             } else {
@@ -129,7 +131,7 @@ impl RecordReader {
         let rest = &self.input.available()[HEADER_LEN..total];
         let (data, footer) = rest.split_at(len);
         let stored = u32::from_le_bytes(footer.try_into().expect("4 bytes"));
-        if masked_crc32c(data) != stored {
+        if !prechecked && masked_crc32c(data) != stored {
             return Err(Error::data_loss(format!(
                 "corrupted record at {}: data CRC mismatch in \"{}\"",
                 start + HEADER_LEN as u64,
@@ -293,5 +295,81 @@ mod tests {
         assert!(r.read_record().unwrap().is_some());
         assert!(r.read_record().unwrap().is_none());
         assert!(reader(vec![], 1024).read_record().unwrap().is_none());
+    }
+}
+
+#[cfg(test)]
+mod read_ahead_tests {
+    use super::*;
+    use crate::io::tfrecord::RecordWriter;
+    use crate::io::Compression;
+
+    /// Every record and every error as a reader gives them, with how many records the
+    /// read-ahead thread had checked.
+    fn read_all(mut r: RecordReader) -> (Vec<std::result::Result<Bytes, String>>, usize) {
+        let (mut out, mut prechecked) = (Vec::new(), 0);
+        loop {
+            prechecked += usize::from(r.input.prechecked_here());
+            match r.read_record() {
+                Ok(Some(b)) => out.push(Ok(b)),
+                Ok(None) => break,
+                Err(e) => {
+                    out.push(Err(format!("{:?}: {}", e.code(), e.message())));
+                    break;
+                }
+            }
+        }
+        (out, prechecked)
+    }
+
+    /// A file read ahead with the framing checked on the thread gives the records, the errors
+    /// and their offsets of a plain read, undamaged or damaged anywhere; and the thread did
+    /// check most records.
+    #[test]
+    fn checks_on_the_read_ahead_thread_change_nothing_a_reader_sees() {
+        let records: Vec<Vec<u8>> = (0..400usize)
+            .map(|i| match i {
+                // Longer than a chunk and than the room kept in front of one.
+                150 => vec![3u8; 70_000],
+                _ => (0..(i * 53) % 700).map(|j| (i + j) as u8).collect(),
+            })
+            .collect();
+        let mut w = RecordWriter::new(Vec::new(), Compression::None).unwrap();
+        for r in &records {
+            w.write(r).unwrap();
+        }
+        let file = w.into_inner().unwrap();
+        let path =
+            std::env::temp_dir().join(format!("weir-precheck-{}.tfrecord", std::process::id()));
+        let damage = [
+            None,
+            Some(5),
+            Some(20_003),
+            Some(file.len() / 2),
+            Some(file.len() - 2),
+        ];
+        for at in damage {
+            let mut bytes = file.clone();
+            if let Some(at) = at {
+                bytes[at] ^= 0x10;
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let p = path.to_str().unwrap();
+            let (plain, _) = read_all(RecordReader::open(p, Compression::None).unwrap());
+            let input = ChunkedInput::open_tfrecord_read_ahead(p, Compression::None, 4096).unwrap();
+            assert!(input.is_read_ahead());
+            let (ahead, prechecked) = read_all(RecordReader::from_input(input));
+            assert_eq!(plain, ahead, "damage at {at:?}");
+            if at.is_none() {
+                assert_eq!(ahead.len(), records.len());
+                assert!(
+                    prechecked > records.len() / 2,
+                    "{prechecked} records prechecked"
+                );
+            } else {
+                assert!(ahead.last().unwrap().is_err(), "damage at {at:?}");
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 }
