@@ -89,6 +89,15 @@ pub(crate) struct ChunkedInput {
     prechecked: Range<u64>,
 }
 
+/// Whether a file is read ahead by a thread of its own, and whether that thread also checks
+/// TFRecord framing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadAhead {
+    No,
+    Plain,
+    TfRecord,
+}
+
 /// How many replaced chunks a stream keeps for reuse.
 const MAX_RETIRED: usize = 2;
 
@@ -132,7 +141,7 @@ impl ChunkedInput {
 
     /// Opens the file `path`, read on the caller's thread.
     pub(crate) fn open(path: &str, compression: Compression, chunk: usize) -> Result<ChunkedInput> {
-        ChunkedInput::open_with(path, compression, chunk, None)
+        ChunkedInput::open_with(path, compression, chunk, ReadAhead::No)
     }
 
     /// Opens the file `path` for a reader op: a plain file of a few chunks or more is read ahead
@@ -149,7 +158,7 @@ impl ChunkedInput {
         compression: Compression,
         chunk: usize,
     ) -> Result<ChunkedInput> {
-        ChunkedInput::open_with(path, compression, chunk, Some(None))
+        ChunkedInput::open_with(path, compression, chunk, ReadAhead::Plain)
     }
 
     /// [`ChunkedInput::open_read_ahead`] for a TFRecord file: the read-ahead thread also checks
@@ -160,17 +169,16 @@ impl ChunkedInput {
         compression: Compression,
         chunk: usize,
     ) -> Result<ChunkedInput> {
-        let check = FramingCheck::default();
-        ChunkedInput::open_with(path, compression, chunk, Some(Some(check)))
+        ChunkedInput::open_with(path, compression, chunk, ReadAhead::TfRecord)
     }
 
-    /// Opens `path`, read ahead when `read_ahead` is given (with the framing check the thread
-    /// is to run, if any) and it is a plain file of a few chunks or more.
+    /// Opens `path`, read ahead as `read_ahead` asks when it is a plain file of a few chunks or
+    /// more.
     fn open_with(
         path: &str,
         compression: Compression,
         chunk: usize,
-        read_ahead: Option<Option<FramingCheck>>,
+        read_ahead: ReadAhead,
     ) -> Result<ChunkedInput> {
         let (f, len) = open_file(path)?;
         // A chunk never needs to exceed the file: small files get small buffers.
@@ -180,7 +188,12 @@ impl ChunkedInput {
             chunk
         };
         let chunk = chunk.max(1024);
-        let f = match read_ahead {
+        let check = match read_ahead {
+            ReadAhead::No => None,
+            ReadAhead::Plain => Some(None),
+            ReadAhead::TfRecord => Some(Some(FramingCheck::default())),
+        };
+        let f = match check {
             Some(check)
                 if compression == Compression::None
                     && len >= PREFETCH_MIN_CHUNKS * chunk as u64 =>
@@ -238,7 +251,7 @@ impl ChunkedInput {
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
         debug_assert!(n <= self.end - self.pos);
-        if self.prechecked.start == self.offset() {
+        if self.prechecked.start == self.offset() && !self.prechecked.is_empty() {
             // A record read from the start of the checked span: the span goes on after it.
             self.prechecked.start += n as u64;
         }
