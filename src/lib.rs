@@ -65,13 +65,14 @@ pub mod prelude {
         where_indices, zeros, zeros_like, ArrayExt, OneHot, Pad, PadMode, Placeholder,
         SequenceMask, SliceItem, StridedSlice, ELLIPSIS, NEW_AXIS,
     };
+    /// `tf.data`; its `Iterator` is reached as `data::Iterator`, so the prelude does not hide
+    /// `std::iter::Iterator`.
+    pub use weir_ops::audio::{decode_wav, encode_wav, DecodeWav, EncodeWav};
     pub use weir_ops::control_flow::{
         assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_non_negative,
         cond, foldl, foldr, group, map_fn, merge, no_op, scan, switch, tuple, while_loop,
         with_dependencies, Assert, Case, Cond, Foldl, Foldr, MapFn, ScanFn, WhileLoop,
     };
-    /// `tf.data`; its `Iterator` is reached as `data::Iterator`, so the prelude does not hide
-    /// `std::iter::Iterator`.
     pub use weir_ops::data;
     pub use weir_ops::data::Dataset;
     pub use weir_ops::data_flow::{
@@ -126,10 +127,10 @@ pub mod prelude {
         uniform_candidate_sampler, CandidateSamples, FixedUnigramCandidateSampler, SampledLoss,
     };
     pub use weir_ops::parsing::{
-        decode_csv, decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
-        parse_tensor, serialize_tensor, DecodeCsv, DecodeRaw, Features, FixedLenFeature,
-        FixedLenSequenceFeature, ParseExample, ParsedFeatures, SparseFeature, SparseFeatureOutput,
-        VarLenFeature,
+        decode_compressed, decode_csv, decode_raw, parse_example, parse_single_example,
+        parse_single_sequence_example, parse_tensor, serialize_tensor, DecodeCompressed, DecodeCsv,
+        DecodeRaw, Features, FixedLenFeature, FixedLenSequenceFeature, ParseExample,
+        ParsedFeatures, SparseFeature, SparseFeatureOutput, VarLenFeature,
     };
     pub use weir_ops::random::{
         multinomial, random_crop, random_normal, random_shuffle, random_uniform, truncated_normal,

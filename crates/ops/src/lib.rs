@@ -22,6 +22,7 @@ use std::sync::Once;
 use weir_graph::{Graph, OpBuilder};
 
 pub mod array;
+pub mod audio;
 pub mod control_flow;
 pub mod data;
 pub mod data_flow;
@@ -53,6 +54,7 @@ pub fn register_all_ops() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         array::register_all_ops();
+        audio::register_all_ops();
         control_flow::register_all_ops();
         init_ops::register_all_ops();
         io::register_all_ops();

@@ -1,4 +1,4 @@
-//! Decoders: `decode_csv`, `decode_raw`, and the `tf.train.Example` / `SequenceExample`
+//! Decoders: `decode_csv`, `decode_raw`, `decode_compressed`, and the `tf.train.Example` / `SequenceExample`
 //! parsers (`parse_example`, `parse_single_example`, `parse_single_sequence_example`), with
 //! TensorFlow's semantics and error texts.
 //!
@@ -9,6 +9,7 @@
 
 mod csv;
 mod csv_record;
+mod decode_compressed;
 mod decode_csv;
 mod decode_raw;
 mod example;
@@ -27,6 +28,7 @@ mod wire;
 pub(crate) use csv::{check_defaults, Span as CsvSpan};
 pub use csv::{decode_csv_tensors, CsvOptions};
 pub(crate) use csv_record::{field_tensor as csv_field_tensor, Field as CsvField};
+pub use decode_compressed::{decode_compressed, decode_compressed_tensor, DecodeCompressed};
 pub use decode_csv::{decode_csv, DecodeCsv};
 pub use decode_raw::{decode_raw, decode_raw_tensor, DecodeRaw};
 pub use example::{
@@ -44,6 +46,7 @@ pub use serialize_tensor::{parse_tensor, serialize_tensor};
 pub use sparse_merge::merge_sparse;
 
 pub(crate) fn register_all_ops() {
+    decode_compressed::register();
     decode_csv::register();
     decode_raw::register();
     example_ops::register();

@@ -6,6 +6,7 @@ mod parsing_support;
 
 mod array_index;
 mod array_shape;
+mod audio_wav;
 mod control_assert;
 mod data_cache_file;
 mod data_cardinality;
@@ -63,6 +64,7 @@ mod nn_conv;
 mod nn_extras;
 mod nn_pool_avg;
 mod nn_top_k;
+mod parsing_decode_compressed;
 mod parsing_ops;
 mod parsing_props;
 mod parsing_v2;
