@@ -427,10 +427,13 @@ impl OpDef {
         }
     }
 
+    /// TensorFlow's Python words it, with Python's dtype names (`float32`, not `float`).
     fn type_error(&self, arg: &str, want: DType, got: DType) -> Error {
         Error::invalid_argument(format!(
-            "Input '{arg}' of '{}' Op has type {got} that does not match expected type of {want}.",
-            self.name
+            "Input '{arg}' of '{}' Op has type {} that does not match expected type of {}.",
+            self.name,
+            got.python_name(),
+            want.python_name()
         ))
     }
 }
