@@ -11,6 +11,7 @@ mod csv;
 mod csv_record;
 mod decode_compressed;
 mod decode_csv;
+mod decode_json_example;
 mod decode_raw;
 mod example;
 mod example_batch;
@@ -30,6 +31,7 @@ pub use csv::{decode_csv_tensors, CsvOptions};
 pub(crate) use csv_record::{field_tensor as csv_field_tensor, Field as CsvField};
 pub use decode_compressed::{decode_compressed, decode_compressed_tensor, DecodeCompressed};
 pub use decode_csv::{decode_csv, DecodeCsv};
+pub use decode_json_example::{decode_json_example, decode_json_example_tensor, DecodeJsonExample};
 pub use decode_raw::{decode_raw, decode_raw_tensor, DecodeRaw};
 pub use example::{
     parse_single_example as parse_single_example_tensors, ExampleConfig, ParsedTensors,
@@ -48,6 +50,7 @@ pub use sparse_merge::merge_sparse;
 pub(crate) fn register_all_ops() {
     decode_compressed::register();
     decode_csv::register();
+    decode_json_example::register();
     decode_raw::register();
     example_ops::register();
     example_v2::register();

@@ -65,6 +65,7 @@ mod nn_extras;
 mod nn_pool_avg;
 mod nn_top_k;
 mod parsing_decode_compressed;
+mod parsing_decode_json_example;
 mod parsing_ops;
 mod parsing_props;
 mod parsing_v2;
