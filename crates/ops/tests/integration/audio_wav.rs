@@ -5,36 +5,15 @@
 //! " for '{{node ...}}'" suffix (weir's suffix names the op instead).
 
 use serde_json::Value;
-use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Shape, Tensor};
+use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::audio::{DecodeWav, EncodeWav};
 use weir_session::{RunArgs, Session};
 
-use crate::io_util::b64;
+use crate::io_util::{b64, expect_same_outcome, fetch_and_feed, shape_of, usizes};
 
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("audio_wav")
-}
-
-fn usizes(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect()
-}
-
-fn shape_of(v: &Value) -> Shape {
-    match v {
-        Value::Null => Shape::unknown(),
-        Value::String(s) if s == "unknown" => Shape::unknown(),
-        Value::Array(d) => Shape::new(
-            d.iter()
-                .map(|x| x.as_u64().map(|n| n as usize))
-                .collect::<Vec<_>>(),
-        ),
-        other => panic!("not a shape: {other}"),
-    }
 }
 
 /// The tensor an input spec describes.
@@ -160,42 +139,22 @@ fn run_case(c: &Value) -> bool {
     let name = c["name"].as_str().unwrap();
     let g = Graph::new();
     let mut feeds = Vec::new();
-    let outs = match build(&g, c, &mut feeds) {
-        Ok(outs) => outs,
-        Err(e) => {
-            let want = c.get("build_error");
-            let want = want.unwrap_or_else(|| panic!("{name}: unexpected build error {e}"));
-            check_error(name, &e, want);
-            return true;
-        }
+    let built = build(&g, c, &mut feeds);
+    let Some(outs) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+        return true;
     };
-    if let Some(want) = c.get("build_error") {
-        panic!("{name}: built, but TensorFlow failed with {want}");
-    }
     let shapes = c["static_shapes"].as_array().unwrap();
     assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
     for (o, s) in outs.iter().zip(shapes) {
         assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
     }
-    let mut args = RunArgs::new();
-    for o in &outs {
-        args = args.fetch(o);
-    }
-    for (p, v) in feeds {
-        args = args.feed(&p, v);
-    }
-    let session = Session::new(&g).unwrap();
-    match (session.run(&args), c.get("error")) {
-        (Ok(v), None) => {
+    let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
+    match expect_same_outcome(name, ran, c.get("error"), check_error) {
+        Some(v) => {
             check_outputs(name, c, &v);
             false
         }
-        (Err(e), Some(want)) => {
-            check_error(name, &e, want);
-            true
-        }
-        (Ok(_), Some(want)) => panic!("{name}: ran, but TensorFlow failed with {want}"),
-        (Err(e), None) => panic!("{name}: {e}"),
+        None => true,
     }
 }
 

@@ -13,7 +13,7 @@
 //! (weir's suffix names the op instead).
 
 use serde_json::Value;
-use weir_graph::{Code, DType, Error, Graph, Output, Shape, Tensor};
+use weir_graph::{Code, DType, Error, Graph, Output, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::image::{
     adjust_gamma, central_crop, draw_bounding_boxes, extract_patches, flip_left_right,
@@ -22,7 +22,9 @@ use weir_ops::image::{
     CropMethod, NonMaxSuppression, ResizeMethod, SampleDistortedBoundingBox, Ssim,
 };
 use weir_ops::nn::Padding;
-use weir_session::{RunArgs, Session};
+use weir_session::Session;
+
+use crate::io_util::{expect_same_outcome, fetch_and_feed, shape_of, usizes};
 
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("image_more")
@@ -56,14 +58,6 @@ fn dtype_of(name: &str) -> DType {
     }
 }
 
-fn usizes(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect()
-}
-
 fn tensor_of(dtype: DType, dims: &[usize], values: &[Value]) -> Tensor {
     let f: Vec<f64> = values.iter().map(f64_of).collect();
     match dtype {
@@ -76,19 +70,6 @@ fn tensor_of(dtype: DType, dims: &[usize], values: &[Value]) -> Tensor {
         other => panic!("dtype {other}"),
     }
     .unwrap()
-}
-
-fn shape_of(v: &Value) -> Shape {
-    match v {
-        Value::Null => Shape::unknown(),
-        Value::String(s) if s == "unknown" => Shape::unknown(),
-        Value::Array(d) => Shape::new(
-            d.iter()
-                .map(|x| x.as_u64().map(|n| n as usize))
-                .collect::<Vec<_>>(),
-        ),
-        other => panic!("not a shape: {other}"),
-    }
 }
 
 /// Input `key` of case `c`: a constant, or a placeholder of its `shape` fed its value.
@@ -362,30 +343,16 @@ fn run_case(c: &Value) -> bool {
     let f = c["fn"].as_str().unwrap();
     let g = Graph::new();
     let mut feeds = Vec::new();
-    let outs = match build(&g, c, &mut feeds) {
-        Ok(outs) => outs,
-        Err(e) => {
-            let want = c.get("build_error");
-            let want = want.unwrap_or_else(|| panic!("{name}: unexpected build error {e}"));
-            check_error(name, &e, want);
-            return true;
-        }
+    let built = build(&g, c, &mut feeds);
+    let Some(outs) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+        return true;
     };
-    if let Some(want) = c.get("build_error") {
-        panic!("{name}: built, but TensorFlow failed with {want}");
-    }
     let shapes = c["static_shapes"].as_array().unwrap();
     assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
     for (o, s) in outs.iter().zip(shapes) {
         assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
     }
-    let mut args = RunArgs::new();
-    for o in &outs {
-        args = args.fetch(o);
-    }
-    for (p, v) in feeds {
-        args = args.feed(&p, v);
-    }
+    let args = fetch_and_feed(&outs, feeds);
     // A stateful random op draws anew in each run: `runs` runs of one session, concatenated.
     let session = Session::new(&g).unwrap();
     let runs = c["args"].get("runs").map_or(1, |r| r.as_u64().unwrap());
@@ -393,19 +360,14 @@ fn run_case(c: &Value) -> bool {
         all.extend(session.run(&args)?);
         Ok::<_, Error>(all)
     });
-    match (result, c.get("error")) {
-        (Ok(v), None) => {
+    match expect_same_outcome(name, result, c.get("error"), check_error) {
+        Some(v) => {
             for (got, want) in v.iter().zip(c["outputs"].as_array().unwrap()) {
                 check_value(name, f, got, want);
             }
             false
         }
-        (Err(e), Some(want)) => {
-            check_error(name, &e, want);
-            true
-        }
-        (Ok(v), Some(want)) => panic!("{name}: got {v:?}, TensorFlow failed with {want}"),
-        (Err(e), None) => panic!("{name}: {e}"),
+        None => true,
     }
 }
 

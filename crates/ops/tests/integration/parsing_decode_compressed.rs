@@ -12,15 +12,7 @@ use weir_ops::array::constant;
 use weir_ops::parsing::{decode_compressed, DecodeCompressed};
 use weir_session::{RunArgs, Session};
 
-use crate::io_util::b64;
-
-fn dims(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect()
-}
+use crate::io_util::{b64, shape_of, usizes};
 
 /// `n` bytes of the generator make_decode_compressed.py uses: x = x * 1103515245 + 12345
 /// (mod 2^32), each byte the top 8 bits.
@@ -128,7 +120,7 @@ fn decode_compressed_matches_tensorflow() {
         let name = c["name"].as_str().unwrap();
         let ct = c["compression_type"].as_str().unwrap();
         let inputs = inputs_of(c);
-        let shape_in = dims(&c["shape_in"]);
+        let shape_in = usizes(&c["shape_in"]);
         let inputs: Vec<weir_graph::Bytes> = inputs.into_iter().map(Into::into).collect();
         let t = Tensor::from_vec(&shape_in, inputs).unwrap();
         let g = Graph::new();
@@ -138,15 +130,9 @@ fn decode_compressed_matches_tensorflow() {
             .name("decode")
             .build(&x)
             .unwrap();
-        let static_shape: Vec<Option<usize>> = c["static_shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_u64().map(|d| d as usize))
-            .collect();
         assert_eq!(
-            y.shape().dims(),
-            Some(&static_shape[..]),
+            y.shape(),
+            shape_of(&c["static_shape"]),
             "{name}: static shape"
         );
         let got = Session::new(&g).unwrap().run(&RunArgs::new().fetch(&y));
@@ -158,7 +144,7 @@ fn decode_compressed_matches_tensorflow() {
             }
             None => {
                 let out = got.unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(out[0].shape(), &dims(&c["shape"])[..], "{name}: shape");
+                assert_eq!(out[0].shape(), &usizes(&c["shape"])[..], "{name}: shape");
                 if let Some(len) = c.get("out_len") {
                     let v = &out[0].as_slice::<weir_graph::Bytes>().unwrap()[0];
                     assert_eq!(v.len() as u64, len.as_u64().unwrap(), "{name}: length");

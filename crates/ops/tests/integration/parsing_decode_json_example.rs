@@ -6,26 +6,17 @@
 //! every error's code and message (TensorFlow's generator collapses the runs of spaces
 //! protobuf inserts at random into its messages).
 
-use serde_json::Value;
 use weir_graph::{Bytes, Code, Graph, Tensor};
 use weir_ops::array::constant;
 use weir_ops::parsing::{decode_json_example, DecodeJsonExample};
 use weir_session::{RunArgs, Session};
 
-use crate::io_util::b64;
+use crate::io_util::{b64, shape_of, usizes};
 
 /// Cases whose TensorFlow message quotes a byte of the input that is not UTF-8 (protobuf's
 /// `unexpected character: '%c'` of a raw byte), so it is not text: weir's message shows
 /// U+FFFD there, and these are compared by code and by the message up to that byte.
 const BYTE_IN_MESSAGE: &[&str] = &["non_utf8_outside"];
-
-fn dims(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect()
-}
 
 #[test]
 fn decode_json_example_matches_tensorflow() {
@@ -40,19 +31,13 @@ fn decode_json_example_matches_tensorflow() {
             .iter()
             .map(|s| b64(s.as_str().unwrap()).into())
             .collect();
-        let t = Tensor::from_vec(&dims(&c["shape_in"]), inputs).unwrap();
+        let t = Tensor::from_vec(&usizes(&c["shape_in"]), inputs).unwrap();
         let g = Graph::new();
         let x = constant(&g, t).unwrap();
         let y = DecodeJsonExample::new().name("decode").build(&x).unwrap();
-        let static_shape: Vec<Option<usize>> = c["static_shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_u64().map(|d| d as usize))
-            .collect();
         assert_eq!(
-            y.shape().dims(),
-            Some(&static_shape[..]),
+            y.shape(),
+            shape_of(&c["static_shape"]),
             "{name}: static shape"
         );
         let got = Session::new(&g).unwrap().run(&RunArgs::new().fetch(&y));
@@ -74,7 +59,7 @@ fn decode_json_example_matches_tensorflow() {
             }
             None => {
                 let out = got.unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(out[0].shape(), &dims(&c["shape"])[..], "{name}: shape");
+                assert_eq!(out[0].shape(), &usizes(&c["shape"])[..], "{name}: shape");
                 let want: Vec<Vec<u8>> = c["values"]
                     .as_array()
                     .unwrap()

@@ -17,6 +17,8 @@ use weir_ops::random::{
 };
 use weir_session::{RunArgs, Session};
 
+use crate::io_util::{expect_same_outcome, fetch_and_feed, shape_of as static_shape};
+
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("stateless_random")
 }
@@ -276,47 +278,24 @@ fn check_value(name: &str, got: &Tensor, want: &Value) {
     }
 }
 
-fn shape_json(v: &Value) -> Shape {
-    match v {
-        Value::Null => Shape::unknown(),
-        Value::Array(d) => Shape::new(
-            d.iter()
-                .map(|x| x.as_u64().map(|n| n as usize))
-                .collect::<Vec<_>>(),
-        ),
-        other => panic!("not a shape: {other}"),
-    }
-}
-
 /// Runs one case; returns whether it ended in an error.
 fn run_case(c: &Value) -> bool {
     let name = c["name"].as_str().unwrap();
     let g = Graph::new();
     let mut feeds = Vec::new();
-    let out = match build(&g, c, &mut feeds) {
-        Ok(out) => out,
-        Err(e) => {
-            let want = c.get("build_error");
-            let want = want.unwrap_or_else(|| panic!("{name}: unexpected build error {e}"));
-            check_error(name, &e, want);
-            return true;
-        }
+    let built = build(&g, c, &mut feeds);
+    let Some(out) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+        return true;
     };
-    if let Some(want) = c.get("build_error") {
-        panic!("{name}: built, but TensorFlow failed with {want}");
-    }
     assert_eq!(
         out.shape(),
-        shape_json(&c["static_shape"]),
+        static_shape(&c["static_shape"]),
         "{name}: static shape"
     );
-    let mut args = RunArgs::new().fetch(&out);
-    for (p, v) in feeds {
-        args = args.feed(&p, v);
-    }
+    let args = fetch_and_feed([&out], feeds);
     let session = Session::new(&g).unwrap();
-    match (session.run(&args), c.get("error")) {
-        (Ok(v), None) => {
+    match expect_same_outcome(name, session.run(&args), c.get("error"), check_error) {
+        Some(v) => {
             check_value(name, &v[0], &c["out"]);
             // Stateless: a second run gives the same values.
             if c["op"] != "sample" && c["op"] != "dataset_random" {
@@ -325,12 +304,7 @@ fn run_case(c: &Value) -> bool {
             }
             false
         }
-        (Err(e), Some(want)) => {
-            check_error(name, &e, want);
-            true
-        }
-        (Ok(v), Some(want)) => panic!("{name}: got {:?}, TensorFlow failed with {want}", v[0]),
-        (Err(e), None) => panic!("{name}: {e}"),
+        None => true,
     }
 }
 

@@ -20,6 +20,8 @@ use weir_ops::string::{
 };
 use weir_session::{RunArgs, Session};
 
+use crate::io_util::{expect_same_outcome, fetch_and_feed, shape_of};
+
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("strings_more")
 }
@@ -63,18 +65,6 @@ fn tensor_of(v: &Value, dtype: DType) -> Tensor {
             leaves.iter().map(|x| x.as_i64().unwrap() as i32).collect(),
         )
         .unwrap(),
-    }
-}
-
-fn shape_of(v: &Value) -> Shape {
-    match v {
-        Value::Null => Shape::unknown(),
-        Value::Array(d) => Shape::new(
-            d.iter()
-                .map(|x| x.as_u64().map(|n| n as usize))
-                .collect::<Vec<_>>(),
-        ),
-        other => panic!("not a shape: {other}"),
     }
 }
 
@@ -216,39 +206,29 @@ fn run_case(c: &Value) -> bool {
     let name = c["name"].as_str().unwrap();
     let g = Graph::new();
     let mut feeds = Vec::new();
-    let out = match build(&g, c, &mut feeds) {
-        Ok(out) => out,
-        Err(e) => {
-            // weir checks a static pattern when building; TensorFlow when the kernel is made.
-            let want = c.get("build_error").or_else(|| c.get("error"));
-            let want = want.unwrap_or_else(|| panic!("{name}: unexpected build error {e}"));
-            check_error(name, &e, want);
-            return true;
-        }
+    let built = build(&g, c, &mut feeds);
+    // weir checks a static pattern when building; TensorFlow when the kernel is made.
+    let want = match &built {
+        Err(_) => c.get("build_error").or_else(|| c.get("error")),
+        Ok(_) => c.get("build_error"),
     };
-    if let Some(want) = c.get("build_error") {
-        panic!("{name}: built, but TensorFlow failed with {want}");
-    }
+    let Some(out) = expect_same_outcome(name, built, want, check_error) else {
+        return true;
+    };
     assert_eq!(
         out.shape(),
         shape_of(&c["static_shape"]),
         "{name}: static shape"
     );
-    let mut args = RunArgs::new().fetch(&out);
-    for (p, v) in feeds {
-        args = args.feed(&p, v);
-    }
-    match (Session::new(&g).unwrap().run(&args), c.get("error")) {
-        (Ok(v), None) => {
+    let ran = Session::new(&g)
+        .unwrap()
+        .run(&fetch_and_feed([&out], feeds));
+    match expect_same_outcome(name, ran, c.get("error"), check_error) {
+        Some(v) => {
             check_value(name, &v[0], &c["out"]);
             false
         }
-        (Err(e), Some(want)) => {
-            check_error(name, &e, want);
-            true
-        }
-        (Ok(v), Some(want)) => panic!("{name}: got {:?}, TensorFlow failed with {want}", v[0]),
-        (Err(e), None) => panic!("{name}: {e}"),
+        None => true,
     }
 }
 

@@ -302,3 +302,62 @@ pub fn expected_cases(dir: &str) -> Vec<serde_json::Value> {
         other => panic!("{}: not a JSON array: {other:?}", path.display()),
     }
 }
+
+/// A JSON list of sizes (`[2, 3]`), as the TensorFlow scripts record shapes of values.
+pub fn usizes(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not a list of sizes: {v}"))
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect()
+}
+
+/// A static shape as the TensorFlow scripts record it: a list of sizes with `null` for an
+/// unknown one, or `null` (or `"unknown"`) for an unknown rank.
+pub fn shape_of(v: &Value) -> Shape {
+    match v {
+        Value::Null => Shape::unknown(),
+        Value::String(s) if s == "unknown" => Shape::unknown(),
+        Value::Array(d) => Shape::new(
+            d.iter()
+                .map(|x| x.as_u64().map(|n| n as usize))
+                .collect::<Vec<_>>(),
+        ),
+        other => panic!("not a shape: {other}"),
+    }
+}
+
+/// Run arguments fetching `outputs` with `feeds`.
+pub fn fetch_and_feed<'a>(
+    outputs: impl IntoIterator<Item = &'a Output>,
+    feeds: Vec<(Output, Tensor)>,
+) -> weir_session::RunArgs {
+    let mut args = weir_session::RunArgs::new();
+    for o in outputs {
+        args = args.fetch(o);
+    }
+    for (p, v) in feeds {
+        args = args.feed(&p, v);
+    }
+    args
+}
+
+/// Matches one step of weir (building a case's graph, or running it) with what TensorFlow did
+/// there: `Some(value)` when both succeeded; `None` when both failed (`check_error` compares the
+/// errors, `want_error` being TensorFlow's); a panic naming case `name` otherwise.
+pub fn expect_same_outcome<T: std::fmt::Debug>(
+    name: &str,
+    got: Result<T>,
+    want_error: Option<&Value>,
+    check_error: impl Fn(&str, &Error, &Value),
+) -> Option<T> {
+    match (got, want_error) {
+        (Ok(v), None) => Some(v),
+        (Err(e), Some(want)) => {
+            check_error(name, &e, want);
+            None
+        }
+        (Ok(v), Some(want)) => panic!("{name}: got {v:?}, TensorFlow failed with {want}"),
+        (Err(e), None) => panic!("{name}: {e}"),
+    }
+}
