@@ -96,7 +96,7 @@ enum Codec {
 /// call. The result stops where TensorFlow's read loop stops: when a call produces nothing and
 /// no input is left to load. So an empty GZIP member ends the string (TensorFlow never looks
 /// at the members after it), as does the end of a ZLIB stream or of the input.
-fn inflate(input: &[u8], codec: Codec) -> Result<Bytes> {
+fn inflate(input: &[u8], codec: Codec, chunk: &mut [u8]) -> Result<Bytes> {
     let gzip = codec == Codec::Gzip;
     let fresh = || {
         if gzip {
@@ -107,13 +107,12 @@ fn inflate(input: &[u8], codec: Codec) -> Result<Bytes> {
     };
     let mut d = fresh();
     let mut out: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; BUFFER];
     // The input TensorFlow's buffer holds: `input[used..loaded]`.
     let (mut used, mut loaded) = (0usize, 0usize);
     while out.len() < MAX_OUTPUT {
         let (in_before, out_before) = (d.total_in(), d.total_out());
         let status = d
-            .decompress(&input[used..loaded], &mut chunk, FlushDecompress::None)
+            .decompress(&input[used..loaded], chunk, FlushDecompress::None)
             .map_err(|e| inflate_error(&e))?;
         used += (d.total_in() - in_before) as usize;
         let made = (d.total_out() - out_before) as usize;
@@ -156,10 +155,13 @@ pub fn decode_compressed_tensor(bytes: &Tensor, compression_type: &str) -> Resul
     let strs = bytes.as_slice::<Bytes>()?;
     let out = match codec {
         Codec::None => strs.to_vec(),
-        _ => strs
-            .iter()
-            .map(|s| inflate(s, codec))
-            .collect::<Result<Vec<_>>>()?,
+        _ => {
+            // One output buffer for all the strings (its size only bounds each call's output).
+            let mut chunk = vec![0u8; BUFFER];
+            strs.iter()
+                .map(|s| inflate(s, codec, &mut chunk))
+                .collect::<Result<Vec<_>>>()?
+        }
     };
     Tensor::from_vec(bytes.shape(), out)
 }
@@ -241,7 +243,12 @@ mod tests {
     fn large_outputs_grow_the_buffer() {
         let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         for (packed, codec) in [(zlib(&big), Codec::Zlib), (gzip(&big), Codec::Gzip)] {
-            assert_eq!(inflate(&packed, codec).unwrap().as_ref(), &big[..]);
+            assert_eq!(
+                inflate(&packed, codec, &mut vec![0; BUFFER])
+                    .unwrap()
+                    .as_ref(),
+                &big[..]
+            );
         }
     }
 
@@ -252,7 +259,7 @@ mod tests {
         for packed in [zlib(&text), gzip(&text)] {
             for cut in 0..packed.len() {
                 for codec in [Codec::Zlib, Codec::Gzip] {
-                    if let Err(e) = inflate(&packed[..cut], codec) {
+                    if let Err(e) = inflate(&packed[..cut], codec, &mut vec![0; BUFFER]) {
                         assert_eq!(e.code(), weir_graph::Code::DataLoss);
                     }
                 }
@@ -267,7 +274,7 @@ mod tests {
                 })
                 .collect();
             for codec in [Codec::Zlib, Codec::Gzip] {
-                if let Err(e) = inflate(&junk, codec) {
+                if let Err(e) = inflate(&junk, codec, &mut vec![0; BUFFER]) {
                     assert_eq!(e.code(), weir_graph::Code::DataLoss);
                 }
             }
