@@ -10,7 +10,7 @@ use weir_ops::array::{constant, placeholder};
 use weir_ops::audio::{DecodeWav, EncodeWav};
 use weir_session::{RunArgs, Session};
 
-use crate::io_util::{b64, expect_same_outcome, fetch_and_feed, shape_of, usizes};
+use crate::io_util::{b64, check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, usizes};
 
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("audio_wav")
@@ -162,26 +162,7 @@ fn run_case(c: &Value) -> bool {
 fn every_case_matches_tensorflow() {
     let cases = cases();
     assert!(cases.len() >= 90, "{} cases", cases.len());
-    // Every case runs, and all mismatches are reported together.
-    let mut failed = Vec::new();
-    let mut errors = 0;
-    for c in &cases {
-        match std::panic::catch_unwind(|| run_case(c)) {
-            Ok(e) => errors += usize::from(e),
-            Err(_) => failed.push(c["name"].as_str().unwrap().to_string()),
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} cases differ: {failed:?}",
-        failed.len()
-    );
-    // The errors are a fixed part of the file, so a case that stops failing is noticed.
-    let want = cases
-        .iter()
-        .filter(|c| c.get("error").is_some() || c.get("build_error").is_some())
-        .count();
-    assert_eq!(errors, want);
+    check_all_cases(&cases, run_case);
 }
 
 /// What TensorFlow encodes, weir decodes to the values TensorFlow decodes it to, and the

@@ -361,3 +361,28 @@ pub fn expect_same_outcome<T: std::fmt::Debug>(
         (Err(e), None) => panic!("{name}: {e}"),
     }
 }
+
+/// Runs every TensorFlow case with `run_case` (which returns whether the case ended in an
+/// error), reporting all the cases that differ together, and checks that exactly the cases
+/// TensorFlow recorded an error for (`error` or `build_error`) ended in one, so a case that
+/// stops failing is noticed.
+pub fn check_all_cases(cases: &[Value], run_case: impl Fn(&Value) -> bool) {
+    let mut failed = Vec::new();
+    let mut errors = 0;
+    for c in cases {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(c))) {
+            Ok(e) => errors += usize::from(e),
+            Err(_) => failed.push(c["name"].as_str().unwrap_or("?").to_string()),
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} cases differ: {failed:?}",
+        failed.len()
+    );
+    let want = cases
+        .iter()
+        .filter(|c| c.get("error").is_some() || c.get("build_error").is_some())
+        .count();
+    assert_eq!(errors, want);
+}
