@@ -63,6 +63,7 @@ impl Dataset {
         bucket_batch_sizes: &[i64],
         options: BucketOptions,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.bucket_by_sequence_length")?;
         if bucket_batch_sizes.len() != bucket_boundaries.len() + 1 {
             return Err(Error::invalid_argument(format!(
                 "`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but \

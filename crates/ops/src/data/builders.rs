@@ -1,20 +1,27 @@
 //! The graph side of `tf.data`: [`Dataset`] (`tf.data.Dataset`) and [`Iterator`]
 //! (`tf.compat.v1.data.Iterator`).
 
-use weir_graph::{DType, Error, Graph, OpBuilder, Operation, Output, Result, Shape};
+use weir_graph::{DType, Error, Graph, OpBuilder, Output, Result, Shape};
 
 use super::function::{build_function, BuiltFunction};
+use super::graph_iterator::{python_shape, Iterator};
+use super::structure::{self, Component, SparseSpec};
 
 /// A dataset in a graph: TensorFlow's `tf.data.Dataset`. Each method adds the op of a new
 /// dataset; nothing is read until an iterator made from it runs.
 ///
 /// An element is a list of components (TensorFlow's tuple structure), each with a dtype and
-/// a static shape.
+/// a static shape. A component may be a sparse tensor ([`Component`]); the dataset ops carry
+/// it serialized, as a string `[..., 3]`, which is what [`output_types`](Self::output_types)
+/// and [`output_shapes`](Self::output_shapes) show, while
+/// [`element_spec`](Self::element_spec) gives its values' dtype and dense shape.
 #[derive(Clone, Debug)]
 pub struct Dataset {
     handle: Output,
     dtypes: Vec<DType>,
     shapes: Vec<Shape>,
+    /// Per component: what a sparse one is (`None` for a dense one).
+    sparse: Vec<Option<SparseSpec>>,
 }
 
 /// The dims of `s` after its first, unknown when `s`'s rank is.
@@ -32,20 +39,49 @@ impl Dataset {
             .attr("output_types", dtypes.clone())
             .attr("output_shapes", shapes.clone())
             .build()?;
+        let sparse = vec![None; dtypes.len()];
         Ok(Dataset {
             handle: op.output(0)?,
             dtypes,
             shapes,
+            sparse,
         })
+    }
+
+    /// A dataset of the op `op` whose elements have this dataset's structure (a `shuffle`, a
+    /// `repeat`), sparse components included.
+    pub(crate) fn derive(&self, b: OpBuilder) -> Result<Dataset> {
+        Ok(Dataset::build(b, self.dtypes.clone(), self.shapes.clone())?
+            .with_sparse(self.sparse.clone()))
+    }
+
+    /// This dataset with the sparse components `sparse` marks (one entry per component).
+    pub(crate) fn with_sparse(mut self, sparse: Vec<Option<SparseSpec>>) -> Dataset {
+        debug_assert_eq!(sparse.len(), self.dtypes.len());
+        self.sparse = sparse;
+        self
+    }
+
+    /// What each component is, `None` for a dense one.
+    pub(crate) fn sparse_specs(&self) -> &[Option<SparseSpec>] {
+        &self.sparse
+    }
+
+    /// InvalidArgument when an element has a sparse component: `what` (a method name) reads
+    /// components as dense tensors only.
+    pub(crate) fn dense_only(&self, what: &str) -> Result<()> {
+        dense_only(&self.sparse, what)
     }
 
     /// The dataset behind `handle`, a dataset handle made elsewhere (a window, a function's
     /// argument), with the element structure it has.
     pub(crate) fn from_handle(handle: Output, dtypes: Vec<DType>, shapes: Vec<Shape>) -> Dataset {
+        let sparse = vec![None; dtypes.len()];
         Dataset {
             handle,
             dtypes,
             shapes,
+            sparse,
         }
     }
 
@@ -59,12 +95,14 @@ impl Dataset {
         &self.handle
     }
 
-    /// The dtype of each component (`output_types`).
+    /// The dtype of each component (`output_types`); a sparse component's is its encoding's,
+    /// string (see [`element_spec`](Self::element_spec)).
     pub fn output_types(&self) -> &[DType] {
         &self.dtypes
     }
 
-    /// The static shape of each component (`output_shapes`).
+    /// The static shape of each component (`output_shapes`); a sparse component's is its
+    /// encoding's, `[..., 3]` (see [`element_spec`](Self::element_spec)).
     pub fn output_shapes(&self) -> &[Shape] {
         &self.shapes
     }
@@ -148,7 +186,45 @@ impl Dataset {
         name: &str,
         f: impl FnOnce(&[Output]) -> Result<Vec<Output>>,
     ) -> Result<BuiltFunction> {
+        self.dense_only(&format!("dataset.{name}"))?;
         build_function(self.graph(), name, &self.dtypes, &self.shapes, f)
+    }
+
+    /// Builds `f`, a function of the element's components (sparse ones rebuilt from their
+    /// encoding), returning the flat results that carry the components it returns.
+    pub(crate) fn component_function(
+        &self,
+        name: &str,
+        f: impl FnOnce(&[Component]) -> Result<Vec<Component>>,
+    ) -> Result<(BuiltFunction, Vec<Option<SparseSpec>>)> {
+        let mut sparse = Vec::new();
+        let func = build_function(self.graph(), name, &self.dtypes, &self.shapes, |args| {
+            let components = structure::decode(args, &self.sparse)?;
+            let results = f(&components)?;
+            let (outputs, mut s) = structure::encode(&results)?;
+            // A sparse argument returned as it is keeps its static dense shape, as
+            // TensorFlow's keeps the shape its spec gave it.
+            for (r, spec) in results.iter().zip(&mut s) {
+                let (Component::Sparse(out), Some(spec)) = (r, spec) else {
+                    continue;
+                };
+                let arg = components
+                    .iter()
+                    .zip(&self.sparse)
+                    .find_map(|(c, a)| match (c, a) {
+                        (Component::Sparse(c), Some(a)) if c.dense_shape == out.dense_shape => {
+                            Some(a)
+                        }
+                        _ => None,
+                    });
+                if let Some(a) = arg {
+                    spec.shape = a.shape.clone();
+                }
+            }
+            sparse = s;
+            Ok(outputs)
+        })?;
+        Ok((func, sparse))
     }
 
     /// `dataset.map(f)`: each element passed through `f`, which builds the function's graph
@@ -164,6 +240,11 @@ impl Dataset {
     /// element's components) is true (op `FilterDataset`).
     pub fn filter(&self, predicate: impl FnOnce(&[Output]) -> Result<Output>) -> Result<Dataset> {
         let func = self.function("filter", |x| Ok(vec![predicate(x)?]))?;
+        self.filter_dataset(func)
+    }
+
+    /// The `FilterDataset` of the built predicate `func`.
+    pub(crate) fn filter_dataset(&self, func: BuiltFunction) -> Result<Dataset> {
         let p = &func.results[0];
         if p.dtype() != DType::Bool || p.shape().rank() != Some(0) {
             return Err(Error::invalid_argument(format!(
@@ -173,15 +254,19 @@ impl Dataset {
                 p.dtype().python_name()
             )));
         }
-        let (dtypes, shapes) = (self.dtypes.clone(), self.shapes.clone());
         let b = self
             .op("FilterDataset")
             .inputs(func.captured.iter().cloned())
             .attr("Targuments", types_of(&func.captured));
-        Dataset::build(func.attrs(b, "predicate"), dtypes, shapes)
+        self.derive(func.attrs(b, "predicate"))
     }
 
-    fn function_dataset(&self, op: &str, prefix: &str, func: BuiltFunction) -> Result<Dataset> {
+    pub(crate) fn function_dataset(
+        &self,
+        op: &str,
+        prefix: &str,
+        func: BuiltFunction,
+    ) -> Result<Dataset> {
         let dtypes = types_of(&func.results);
         let shapes = func.results.iter().map(|r| r.shape()).collect();
         let b = self
@@ -214,22 +299,29 @@ impl Dataset {
         dim: Option<usize>,
     ) -> Result<Dataset> {
         let shapes = self.shapes.iter().map(|s| batched(s, dim)).collect();
-        Dataset::build(
+        let sparse = self
+            .sparse
+            .iter()
+            .map(|sp| {
+                sp.as_ref().map(|sp| SparseSpec {
+                    dtype: sp.dtype,
+                    shape: batched(&sp.shape, dim),
+                })
+            })
+            .collect();
+        Ok(Dataset::build(
             self.op("BatchDatasetV2")
                 .input(batch_size)
                 .input(crate::array::constant(self.graph(), drop_remainder)?),
             self.dtypes.clone(),
             shapes,
-        )
+        )?
+        .with_sparse(sparse))
     }
 
     fn counted(&self, op: &str, count: i64) -> Result<Dataset> {
         let c = crate::array::constant(self.graph(), count)?;
-        Dataset::build(
-            self.op(op).input(c),
-            self.dtypes.clone(),
-            self.shapes.clone(),
-        )
+        self.derive(self.op(op).input(c))
     }
 
     /// `dataset.repeat(count)`: the elements `count` times over, forever with `None`
@@ -273,11 +365,7 @@ impl Dataset {
     /// ```
     pub fn cache_file(&self, filename: &str) -> Result<Dataset> {
         let filename = crate::array::constant(self.graph(), filename)?;
-        Dataset::build(
-            self.op("CacheDataset").input(filename),
-            self.dtypes.clone(),
-            self.shapes.clone(),
-        )
+        self.derive(self.op("CacheDataset").input(filename))
     }
 
     /// `dataset.shard(num_shards, index)`: elements `index`, `index + num_shards`, ... (one
@@ -285,12 +373,10 @@ impl Dataset {
     /// made, as in TensorFlow.
     pub fn shard(&self, num_shards: i64, index: i64) -> Result<Dataset> {
         let g = self.graph();
-        Dataset::build(
+        self.derive(
             self.op("ShardDataset")
                 .input(crate::array::constant(g, num_shards)?)
                 .input(crate::array::constant(g, index)?),
-            self.dtypes.clone(),
-            self.shapes.clone(),
         )
     }
 
@@ -303,22 +389,35 @@ impl Dataset {
             )));
         }
         let g = self.graph();
-        Iterator::of_op(
+        Ok(Iterator::of_op(
             crate::new_op(g, "OneShotIterator")
                 .attr("dataset_factory_feeds", Vec::<String>::new())
                 .attr("dataset_factory_results", vec![self.handle.name()]),
             &self.dtypes,
             &self.shapes,
-        )
+        )?
+        .with_sparse(self.sparse.clone()))
     }
 
     /// `tf.compat.v1.data.make_initializable_iterator(dataset, shared_name)`: an iterator whose
     /// [`initializer`](Iterator::initializer) (re)starts it; the dataset may read placeholders
     /// fed to that run.
     pub fn make_initializable_iterator(&self) -> Result<Iterator> {
-        let mut it = Iterator::from_structure(self.graph(), &self.dtypes, &self.shapes)?;
-        it.initializer = Some(it.make_initializer(self)?);
-        Ok(it)
+        let it = Iterator::from_structure(self.graph(), &self.dtypes, &self.shapes)?
+            .with_sparse(self.sparse.clone());
+        let init = it.make_initializer(self)?;
+        Ok(it.with_initializer(init))
+    }
+}
+
+/// InvalidArgument when `sparse` marks a sparse component: `what` takes dense ones only.
+pub(super) fn dense_only(sparse: &[Option<SparseSpec>], what: &str) -> Result<()> {
+    match sparse.iter().position(Option::is_some) {
+        None => Ok(()),
+        Some(i) => Err(Error::invalid_argument(format!(
+            "{what}: component {i} of the elements is a SparseTensor, which {what} does not \
+             take here; read it with map_components, filter_components or get_next_components"
+        ))),
     }
 }
 
@@ -356,191 +455,4 @@ fn placeholder_ancestor(out: &Output) -> Option<String> {
         stack.extend(node.control_inputs().iter().copied());
     }
     None
-}
-
-/// An iterator over a dataset in a graph: TensorFlow's `tf.compat.v1.data.Iterator`.
-#[derive(Clone, Debug)]
-pub struct Iterator {
-    handle: Output,
-    initializer: Option<Operation>,
-    dtypes: Vec<DType>,
-    shapes: Vec<Shape>,
-}
-
-impl Iterator {
-    /// `Iterator.from_structure(output_types, output_shapes)`: an iterator not bound to a
-    /// dataset, which [`make_initializer`](Self::make_initializer) points at any dataset of
-    /// that structure (op `IteratorV2`): one iterator for a training and a validation dataset.
-    pub fn from_structure(g: &Graph, dtypes: &[DType], shapes: &[Shape]) -> Result<Iterator> {
-        Iterator::of_op(
-            crate::new_op(g, "IteratorV2").name("Iterator"),
-            dtypes,
-            shapes,
-        )
-    }
-
-    /// The iterator that `b` (an op with a handle output) makes, of elements of `dtypes` and
-    /// `shapes`.
-    fn of_op(b: OpBuilder, dtypes: &[DType], shapes: &[Shape]) -> Result<Iterator> {
-        if dtypes.len() != shapes.len() {
-            return Err(Error::invalid_argument(format!(
-                "{} output types and {} output shapes",
-                dtypes.len(),
-                shapes.len()
-            )));
-        }
-        let op = b
-            .attr("output_types", dtypes.to_vec())
-            .attr("output_shapes", shapes.to_vec())
-            .build()?;
-        Ok(Iterator {
-            handle: op.output(0)?,
-            initializer: None,
-            dtypes: dtypes.to_vec(),
-            shapes: shapes.to_vec(),
-        })
-    }
-
-    /// `Iterator.from_string_handle(string_handle, output_types, output_shapes)`: a feedable
-    /// iterator that reads whichever iterator's [`string_handle`](Self::string_handle) is fed to
-    /// `string_handle` in a run (op `IteratorFromStringHandleV2`): one `get_next` for a
-    /// training and a validation iterator that each keep their place.
-    pub fn from_string_handle(
-        string_handle: &Output,
-        dtypes: &[DType],
-        shapes: &[Shape],
-    ) -> Result<Iterator> {
-        Iterator::of_op(
-            crate::new_op(string_handle.graph(), "IteratorFromStringHandleV2").input(string_handle),
-            dtypes,
-            shapes,
-        )
-    }
-
-    /// `iterator.string_handle()`: a string scalar naming this iterator, to feed to a
-    /// [`from_string_handle`](Self::from_string_handle) iterator (op `IteratorToStringHandle`).
-    pub fn string_handle(&self) -> Result<Output> {
-        crate::new_op(self.handle.graph(), "IteratorToStringHandle")
-            .input(&self.handle)
-            .build()?
-            .output(0)
-    }
-
-    /// The iterator's resource handle (`iterator._iterator_resource`).
-    pub fn handle(&self) -> &Output {
-        &self.handle
-    }
-
-    /// The initializer of an iterator made by
-    /// [`make_initializable_iterator`](Dataset::make_initializable_iterator) (`iterator.initializer`).
-    pub fn initializer(&self) -> Result<Operation> {
-        self.initializer.clone().ok_or_else(|| {
-            Error::invalid_argument(
-                "This iterator has no initializer: it was made by make_one_shot_iterator or \
-                 from_structure (use make_initializer)",
-            )
-        })
-    }
-
-    /// `iterator.make_initializer(dataset)`: an op that (re)starts the iterator at `dataset`'s
-    /// first element (op `MakeIterator`). The dataset's types must be the iterator's, and its
-    /// shapes compatible.
-    pub fn make_initializer(&self, dataset: &Dataset) -> Result<Operation> {
-        if dataset.dtypes != self.dtypes {
-            return Err(Error::invalid_argument(format!(
-                "Expected output types {} but got dataset with output types {}.",
-                tf_types(&self.dtypes),
-                tf_types(&dataset.dtypes)
-            )));
-        }
-        if self
-            .shapes
-            .iter()
-            .zip(&dataset.shapes)
-            .any(|(want, got)| !want.is_compatible_with(got))
-        {
-            return Err(Error::invalid_argument(format!(
-                "Expected output shapes compatible with {} but got dataset with output shapes {}.",
-                tf_shapes(&self.shapes),
-                tf_shapes(&dataset.shapes)
-            )));
-        }
-        crate::new_op(self.handle.graph(), "MakeIterator")
-            .input(&dataset.handle)
-            .input(&self.handle)
-            .build()
-    }
-
-    /// `iterator.get_next()`: the next element's components, one run at a time; OutOfRange
-    /// "End of sequence" after the last (op `IteratorGetNext`).
-    pub fn get_next(&self) -> Result<Vec<Output>> {
-        let op = crate::new_op(self.handle.graph(), "IteratorGetNext")
-            .input(&self.handle)
-            .attr("output_types", self.dtypes.clone())
-            .attr("output_shapes", self.shapes.clone())
-            .build()?;
-        op.outputs().into_iter().map(Ok).collect()
-    }
-
-    /// The dtype of each component.
-    pub fn output_types(&self) -> &[DType] {
-        &self.dtypes
-    }
-
-    /// The static shape of each component.
-    pub fn output_shapes(&self) -> &[Shape] {
-        &self.shapes
-    }
-}
-
-/// A structure of dtypes as Python prints it: `tf.int64`, or `(tf.int64, tf.float32)`.
-fn tf_types(d: &[DType]) -> String {
-    python_structure(
-        d.iter()
-            .map(|d| format!("tf.{}", d.python_name()))
-            .collect(),
-    )
-}
-
-/// A structure of shapes as Python prints it: `TensorShape([2])`, or a tuple of them.
-fn tf_shapes(s: &[Shape]) -> String {
-    python_structure(
-        s.iter()
-            .map(|s| match s.dims() {
-                None => "TensorShape(None)".to_string(),
-                Some(_) => format!("TensorShape({})", python_list(s)),
-            })
-            .collect(),
-    )
-}
-
-fn python_structure(items: Vec<String>) -> String {
-    match items.as_slice() {
-        [one] => one.clone(),
-        _ => format!("({})", items.join(", ")),
-    }
-}
-
-fn dim_strings(s: &Shape) -> Vec<String> {
-    s.dims()
-        .unwrap_or(&[])
-        .iter()
-        .map(|d| d.map_or("None".to_string(), |n| n.to_string()))
-        .collect()
-}
-
-/// `[2, None]`.
-fn python_list(s: &Shape) -> String {
-    format!("[{}]", dim_strings(s).join(", "))
-}
-
-/// A shape as a Python tuple: `()`, `(1,)`, `(2, None)`; `None` when the rank is unknown.
-fn python_shape(s: &Shape) -> String {
-    if s.dims().is_none() {
-        return "None".to_string();
-    }
-    match dim_strings(s).as_slice() {
-        [one] => format!("({one},)"),
-        d => format!("({})", d.join(", ")),
-    }
 }

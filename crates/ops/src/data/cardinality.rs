@@ -47,12 +47,10 @@ impl Dataset {
     /// FailedPrecondition, as in TensorFlow. Op `AssertCardinalityDataset`.
     pub fn assert_cardinality(&self, cardinality: i64) -> Result<Dataset> {
         let n = crate::array::constant(self.graph(), cardinality)?;
-        Dataset::build(
+        self.derive(
             crate::new_op(self.graph(), "AssertCardinalityDataset")
                 .input(self.handle())
                 .input(n),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
         )
     }
 }

@@ -9,6 +9,10 @@ use std::sync::Arc;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Result, Shape, Tensor};
 
+use super::function::build_function;
+use super::structure::{ComponentSpec, SparseSpec};
+use crate::sparse::{deserialize_sparse, serialize_many_sparse};
+
 use super::{
     dataset_def, dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element,
     IteratorBase, IteratorContext, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
@@ -328,16 +332,19 @@ impl Dataset {
         };
         let mut dtypes = Vec::new();
         let mut shapes = Vec::new();
+        let mut sparse = Vec::new();
         for d in datasets {
             dtypes.extend_from_slice(d.output_types());
             shapes.extend_from_slice(d.output_shapes());
+            sparse.extend_from_slice(d.sparse_specs());
         }
-        Dataset::build(
+        Ok(Dataset::build(
             crate::new_op(first.graph(), "ZipDataset")
                 .inputs(datasets.iter().map(|d| d.handle().clone())),
             dtypes,
             shapes,
-        )
+        )?
+        .with_sparse(sparse))
     }
 
     /// `dataset.concatenate(other)`: this dataset's elements, then `other`'s (op
@@ -355,7 +362,13 @@ impl Dataset {
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
     pub fn concatenate(&self, other: &Dataset) -> Result<Dataset> {
-        if self.output_types() != other.output_types() {
+        let (mine, theirs) = (self.element_spec(), other.element_spec());
+        if self.output_types() != other.output_types()
+            || mine
+                .iter()
+                .zip(&theirs)
+                .any(|(a, b)| a.is_sparse() != b.is_sparse() || a.dtype() != b.dtype())
+        {
             return Err(Error::invalid_argument(format!(
                 "Incompatible dataset elements:\n  {} vs.   {}",
                 element_spec(self.output_types(), self.output_shapes()),
@@ -368,13 +381,28 @@ impl Dataset {
             .zip(other.output_shapes())
             .map(|(a, b)| common_supertype(a, b))
             .collect();
-        Dataset::build(
+        let sparse = mine
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| match (a, b) {
+                (
+                    ComponentSpec::Sparse { dtype, shape },
+                    ComponentSpec::Sparse { shape: s2, .. },
+                ) => Some(SparseSpec {
+                    dtype: *dtype,
+                    shape: common_supertype(shape, s2),
+                }),
+                _ => None,
+            })
+            .collect();
+        Ok(Dataset::build(
             crate::new_op(self.graph(), "ConcatenateDataset")
                 .input(self.handle())
                 .input(other.handle()),
             self.output_types().to_vec(),
             shapes,
-        )
+        )?
+        .with_sparse(sparse))
     }
 
     /// `dataset.unbatch()`: each element split along its first dimension into as many
@@ -391,14 +419,22 @@ impl Dataset {
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
     pub fn unbatch(&self) -> Result<Dataset> {
-        let shapes = self.output_shapes();
-        if shapes.iter().any(|s| s.rank() == Some(0)) {
+        let spec = self.element_spec();
+        if spec
+            .iter()
+            .any(|c| c.is_sparse() && c.shape().rank() == Some(0))
+        {
+            return Err(Error::invalid_argument(
+                "Unbatching a sparse tensor is only supported for rank >= 1",
+            ));
+        }
+        if spec.iter().any(|c| c.shape().rank() == Some(0)) {
             return Err(Error::invalid_argument(
                 "Cannot unbatch an input with scalar components.",
             ));
         }
         let mut known: Option<usize> = None;
-        for s in shapes {
+        for s in spec.iter().map(ComponentSpec::shape) {
             if let Some(n) = s.dim(0) {
                 match known {
                     Some(k) if k != n => {
@@ -412,18 +448,58 @@ impl Dataset {
                 }
             }
         }
-        let rows = shapes
+        let row = |s: &Shape| match s.dims() {
+            Some(d) => Shape::new(d[1..].to_vec()),
+            None => Shape::unknown(),
+        };
+        let input = self.sparse_rows()?;
+        let rows = input.output_shapes().iter().map(row).collect();
+        let sparse = self
+            .sparse_specs()
             .iter()
-            .map(|s| match s.dims() {
-                Some(d) => Shape::new(d[1..].to_vec()),
-                None => Shape::unknown(),
+            .map(|sp| {
+                sp.as_ref().map(|sp| SparseSpec {
+                    dtype: sp.dtype,
+                    shape: row(&sp.shape),
+                })
             })
             .collect();
-        Dataset::build(
-            crate::new_op(self.graph(), "UnbatchDataset").input(self.handle()),
+        Ok(Dataset::build(
+            crate::new_op(self.graph(), "UnbatchDataset").input(input.handle()),
             self.output_types().to_vec(),
             rows,
-        )
+        )?
+        .with_sparse(sparse))
+    }
+
+    /// This dataset with each sparse component encoded row by row (`[rows, 3]`, by
+    /// `SerializeManySparse`), so that slicing the encoding along its first dimension slices
+    /// the sparse tensor; itself when it has none. TensorFlow's `normalize_to_dense`, which
+    /// its `unbatch` applies first: each row gets the dense shape of the whole after the first
+    /// dimension, however the rows were batched.
+    fn sparse_rows(&self) -> Result<Dataset> {
+        if self.sparse_specs().iter().all(Option::is_none) {
+            return Ok(self.clone());
+        }
+        let sparse = self.sparse_specs().to_vec();
+        let func = build_function(
+            self.graph(),
+            "normalize_to_dense",
+            self.output_types(),
+            self.output_shapes(),
+            |args| {
+                args.iter()
+                    .zip(&sparse)
+                    .map(|(a, sp)| match sp {
+                        None => Ok(a.clone()),
+                        Some(sp) => serialize_many_sparse(&deserialize_sparse(a, sp.dtype)?),
+                    })
+                    .collect()
+            },
+        )?;
+        Ok(self
+            .function_dataset("MapDataset", "f", func)?
+            .with_sparse(sparse))
     }
 
     /// `dataset.enumerate(start)`: each element after its int64 index, counting from `start`

@@ -209,12 +209,10 @@ impl Dataset {
     /// `dataset.ignore_errors(log_warning)`: [`ignore_errors`](Self::ignore_errors), writing
     /// each dropped error to standard error when `log_warning` is true.
     pub fn ignore_errors_with(&self, log_warning: bool) -> Result<Dataset> {
-        Dataset::build(
+        self.derive(
             crate::new_op(self.graph(), "IgnoreErrorsDataset")
                 .input(self.handle())
                 .attr("log_warning", log_warning),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
         )
     }
 
@@ -234,6 +232,7 @@ impl Dataset {
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
     pub fn get_single_element(&self) -> Result<Vec<Output>> {
+        self.dense_only("dataset.get_single_element")?;
         let op = crate::new_op(self.graph(), "DatasetToSingleElement")
             .input(self.handle())
             .attr("output_types", self.output_types().to_vec())

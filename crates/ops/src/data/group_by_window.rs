@@ -86,6 +86,7 @@ impl Dataset {
         reduce_func: impl FnOnce(&Output, &Dataset) -> Result<Dataset>,
         window_size_func: impl FnOnce(&Output) -> Result<Output>,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.group_by_window")?;
         let g = self.graph();
         let key_shape = [Shape::scalar()];
         let key = build_function(

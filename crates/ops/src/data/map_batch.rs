@@ -97,6 +97,7 @@ impl Dataset {
         batch_size: i64,
         options: MapAndBatchOptions,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.map_and_batch")?;
         let calls = match (options.num_parallel_batches, options.num_parallel_calls) {
             (None, None) => batch_size,
             (Some(b), None) => batch_size.checked_mul(b).ok_or_else(|| {

@@ -105,6 +105,7 @@ impl Iterator {
     /// [`Optional`], empty at the end of the dataset instead of OutOfRange (op
     /// `IteratorGetNextAsOptional`).
     pub fn get_next_as_optional(&self) -> Result<Optional> {
+        self.dense_only("iterator.get_next_as_optional")?;
         let op = crate::new_op(self.handle().graph(), "IteratorGetNextAsOptional")
             .input(self.handle())
             .attr("output_types", self.output_types().to_vec())

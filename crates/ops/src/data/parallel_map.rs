@@ -138,11 +138,31 @@ impl Dataset {
         f: impl FnOnce(&[Output]) -> Result<Vec<Output>>,
         options: MapOptions,
     ) -> Result<Dataset> {
-        let Some(n) = options.num_parallel_calls else {
+        if options.num_parallel_calls.is_none() {
             return self.map(f);
+        }
+        self.dense_only("dataset.map")?;
+        let func = build_function(
+            self.graph(),
+            "map",
+            self.output_types(),
+            self.output_shapes(),
+            f,
+        )?;
+        self.parallel_map_dataset(options, func)
+    }
+
+    /// The dataset of the built map function `func` called as `options` say: a
+    /// `ParallelMapDatasetV2`, or a `MapDataset` without `num_parallel_calls`.
+    pub(crate) fn parallel_map_dataset(
+        &self,
+        options: MapOptions,
+        func: BuiltFunction,
+    ) -> Result<Dataset> {
+        let Some(n) = options.num_parallel_calls else {
+            return self.function_dataset("MapDataset", "f", func);
         };
         let g = self.graph();
-        let func = build_function(g, "map", self.output_types(), self.output_shapes(), f)?;
         let dtypes = types_of(&func.results);
         let shapes: Vec<Shape> = func.results.iter().map(|r| r.shape()).collect();
         let deterministic = match options.deterministic {

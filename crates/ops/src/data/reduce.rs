@@ -49,6 +49,7 @@ impl Dataset {
         initial_state: &[Output],
         reduce_func: impl Fn(&[Output], &[Output]) -> Result<Vec<Output>>,
     ) -> Result<Vec<Output>> {
+        self.dense_only("dataset.reduce")?;
         let g = self.graph();
         let state_dtypes: Vec<DType> = initial_state.iter().map(Output::dtype).collect();
         let mut state_shapes: Vec<Shape> = initial_state.iter().map(Output::shape).collect();

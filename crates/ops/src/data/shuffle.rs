@@ -282,15 +282,13 @@ impl Shuffle {
         let (seed, seed2) = tf_data_seeds(g, self.seed);
         let seed = crate::array::constant_named(g, seed, "seed")?;
         let seed2 = crate::array::constant_named(g, seed2, "seed2")?;
-        Dataset::build(
+        ds.derive(
             crate::new_op(g, "ShuffleDataset")
                 .input(ds.handle())
                 .input(buffer_size)
                 .input(seed)
                 .input(seed2)
                 .attr("reshuffle_each_iteration", self.reshuffle_each_iteration),
-            ds.output_types().to_vec(),
-            ds.output_shapes().to_vec(),
         )
     }
 }
@@ -351,12 +349,10 @@ impl Dataset {
     pub fn prefetch(&self, buffer_size: i64) -> Result<Dataset> {
         let g = self.graph();
         let size = crate::array::constant_named(g, buffer_size, "buffer_size")?;
-        Dataset::build(
+        self.derive(
             crate::new_op(g, "PrefetchDataset")
                 .input(self.handle())
                 .input(size),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
         )
     }
 }

@@ -46,6 +46,7 @@ impl TfRecordWriter {
     /// elements of `dataset`, which must be scalar strings (TensorFlow's TypeError otherwise,
     /// here InvalidArgument).
     pub fn write(&self, dataset: &Dataset) -> Result<Operation> {
+        dataset.dense_only("TFRecordWriter.write")?;
         let scalar_strings = dataset.output_types() == [DType::String]
             && dataset.output_shapes().iter().all(|s| s.rank() == Some(0));
         if !scalar_strings {

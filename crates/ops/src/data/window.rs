@@ -87,6 +87,7 @@ impl Dataset {
         stride: i64,
         drop_remainder: bool,
     ) -> Result<Windows> {
+        self.dense_only("dataset.window")?;
         let g = self.graph();
         let c = |v: i64, name: &str| crate::array::constant_named(g, v, name);
         let n = self.output_types().len();

@@ -196,6 +196,11 @@ impl Features {
         self
     }
 
+    /// The feature names, sorted (the order of `tf.nest`, and of a parsed dict's values).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.map.keys().map(String::as_str)
+    }
+
     /// The spec of `name`.
     pub fn get(&self, name: &str) -> Option<&Feature> {
         self.map.get(name)

@@ -23,7 +23,7 @@ mod packed_varint;
 mod sequence;
 mod sequence_ops;
 mod serialize_tensor;
-mod sparse_merge;
+pub(crate) mod sparse_merge;
 mod wire;
 
 pub(crate) use csv::{check_defaults, Span as CsvSpan};

@@ -38,6 +38,23 @@ pub(crate) fn sparse_feature_merge(
     })
 }
 
+/// The static dense shape that `dense_shape` holds when it is a `SparseFeatureMerge`'s: the
+/// batch dims unknown, then the feature's sizes (what TensorFlow's `constant_value_as_shape`
+/// reads from the concat `sparse_merge` builds).
+pub(crate) fn merged_dense_shape(dense_shape: &weir_graph::Output) -> Option<Shape> {
+    let g = dense_shape.graph();
+    let node = g.node(dense_shape.node_id());
+    if node.op_type() != "SparseFeatureMerge" || dense_shape.index() != 2 {
+        return None;
+    }
+    let sizes: Vec<i64> = node.attr("sizes").ok()?;
+    let (src, at) = *node.inputs().get(1)?;
+    let rank = g.node(src).output_shapes().get(at)?.dim(0)?;
+    let mut dims = vec![None; rank.checked_sub(1)?];
+    dims.extend(sizes.iter().map(|&s| usize::try_from(s).ok()));
+    Some(Shape::new(dims))
+}
+
 /// The merge itself: indices `[row prefix of indices, ids...]`, sorted unless `already_sorted`.
 pub fn merge_sparse(
     indices: &Tensor,

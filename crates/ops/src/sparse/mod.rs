@@ -1,7 +1,9 @@
 //! Sparse tensors in a graph and the ops that convert and combine them:
 //! `tf.sparse.to_dense` / `tf.sparse_to_dense` (`SparseToDense`), `tf.sparse.concat`
 //! (`SparseConcat`), `tf.sparse.reorder` (`SparseReorder`) and `tf.sparse.reshape`
-//! (`SparseReshape`).
+//! (`SparseReshape`); and their serialization as strings: `tf.io.serialize_sparse`
+//! (`SerializeSparse`), `tf.io.serialize_many_sparse` (`SerializeManySparse`),
+//! `DeserializeSparse` and `tf.io.deserialize_many_sparse` (`DeserializeManySparse`).
 //!
 //! A sparse tensor in a graph is three outputs, grouped as a [`SparseOutput`]; `string_split`
 //! and the parsing ops return one. A run fetches the three tensors, and
@@ -26,12 +28,16 @@
 mod concat;
 mod reorder;
 mod reshape;
+mod serialize;
 mod tensors_map;
 mod to_dense;
 
 pub use concat::sparse_concat;
 pub use reorder::sparse_reorder;
 pub use reshape::{sparse_reshape, sparse_reshape_tensor};
+pub use serialize::{
+    deserialize_many_sparse, deserialize_sparse, serialize_many_sparse, serialize_sparse,
+};
 pub use tensors_map::{
     add_many_sparse_to_tensors_map, add_sparse_to_tensors_map, take_many_sparse_from_tensors_map,
 };
@@ -44,6 +50,7 @@ pub(crate) fn register_all_ops() {
     concat::register();
     reorder::register();
     reshape::register();
+    serialize::register();
     tensors_map::register();
     to_dense::register();
 }

@@ -132,6 +132,23 @@ impl MapOp {
 /// The three inputs of an add op, checked as TensorFlow checks them.
 fn sparse_inputs(ctx: &OpContext<'_>) -> Result<(Tensor, Tensor, Vec<i64>)> {
     let (indices, values, shape) = (ctx.input(0), ctx.input(1), ctx.input(2));
+    check_sparse_ranks(indices, values, shape)?;
+    let shape = shape.to_vec::<i64>()?;
+    let (n, r) = (indices.shape()[0], indices.shape()[1]);
+    if values.shape()[0] != n || r != shape.len() {
+        return Err(Error::invalid_argument(format!(
+            "Sparse tensor of indices {}, values {} and shape {} does not fit together",
+            format_dims(indices.shape()),
+            format_dims(values.shape()),
+            format_dims(&[shape.len()])
+        )));
+    }
+    Ok((indices.clone(), values.clone(), shape))
+}
+
+/// TensorFlow's first checks of a sparse tensor given to a kernel as three inputs: a matrix of
+/// indices, a vector of values and a vector shape.
+pub(super) fn check_sparse_ranks(indices: &Tensor, values: &Tensor, shape: &Tensor) -> Result<()> {
     if indices.rank() != 2 {
         return Err(Error::invalid_argument(format!(
             "Input indices should be a matrix but received shape {}",
@@ -150,17 +167,7 @@ fn sparse_inputs(ctx: &OpContext<'_>) -> Result<(Tensor, Tensor, Vec<i64>)> {
             format_dims(shape.shape())
         )));
     }
-    let shape = shape.to_vec::<i64>()?;
-    let (n, r) = (indices.shape()[0], indices.shape()[1]);
-    if values.shape()[0] != n || r != shape.len() {
-        return Err(Error::invalid_argument(format!(
-            "Sparse tensor of indices {}, values {} and shape {} does not fit together",
-            format_dims(indices.shape()),
-            format_dims(values.shape()),
-            format_dims(&[shape.len()])
-        )));
-    }
-    Ok((indices.clone(), values.clone(), shape))
+    Ok(())
 }
 
 struct AddKernel {
@@ -287,16 +294,8 @@ impl Kernel for TakeManyKernel {
             }
         }
         let total: usize = entries.iter().map(|e| e.values.num_elements()).sum();
-        let mut indices = Vec::with_capacity(total * (rank + 1));
-        for (i, e) in entries.iter().enumerate() {
-            for at in e.indices.as_slice::<i64>()?.chunks_exact(rank.max(1)) {
-                indices.push(i as i64);
-                indices.extend_from_slice(&at[..rank]);
-            }
-            if rank == 0 {
-                indices.extend(std::iter::repeat_n(i as i64, e.values.num_elements()));
-            }
-        }
+        let parts: Vec<&Tensor> = entries.iter().map(|e| &e.indices).collect();
+        let indices = stack_indices(&parts, rank)?;
         let values: Vec<Tensor> = entries.into_iter().map(|e| e.values).collect();
         ctx.set_output(0, Tensor::from_vec(&[total, rank + 1], indices)?);
         ctx.set_output(1, concat_values(&values, self.dtype)?);
@@ -305,8 +304,33 @@ impl Kernel for TakeManyKernel {
     }
 }
 
+/// The index matrices `parts` (int64 `[n_i, rank]` each) one after another, each row prefixed
+/// by the number of its part: the indices of the sparse tensor whose row `i` is part `i`.
+pub(super) fn stack_indices(parts: &[&Tensor], rank: usize) -> Result<Vec<i64>> {
+    let total: usize = parts
+        .iter()
+        .map(|t| t.shape().first().copied().unwrap_or(0))
+        .sum();
+    let mut indices = Vec::with_capacity(total.saturating_mul(rank + 1));
+    for (i, t) in parts.iter().enumerate() {
+        let at = t.as_slice::<i64>()?;
+        let n = t.shape().first().copied().unwrap_or(0);
+        if at.len() != n * rank {
+            return Err(Error::internal(format!(
+                "Index matrix {i} has shape {}, not [{n},{rank}]",
+                format_dims(t.shape())
+            )));
+        }
+        for k in 0..n {
+            indices.push(i as i64);
+            indices.extend_from_slice(&at[k * rank..(k + 1) * rank]);
+        }
+    }
+    Ok(indices)
+}
+
 /// Values `ks` of the vector `t`, in that order.
-fn take_values(t: &Tensor, ks: &[usize]) -> Result<Tensor> {
+pub(super) fn take_values(t: &Tensor, ks: &[usize]) -> Result<Tensor> {
     let dt = t.dtype();
     weir_graph::match_data_dtype!(dt, T => {
         Tensor::from_vec(&[ks.len()], pick(t.as_slice::<T>()?, ks))
@@ -318,7 +342,7 @@ fn pick<T: Clone>(v: &[T], ks: &[usize]) -> Vec<T> {
 }
 
 /// The vectors `parts` (all of `dtype`) end to end.
-fn concat_values(parts: &[Tensor], dtype: DType) -> Result<Tensor> {
+pub(super) fn concat_values(parts: &[Tensor], dtype: DType) -> Result<Tensor> {
     weir_graph::match_data_dtype!(dtype, T => {
         let mut out: Vec<T> = Vec::with_capacity(parts.iter().map(Tensor::num_elements).sum());
         for p in parts {

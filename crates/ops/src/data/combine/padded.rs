@@ -266,6 +266,7 @@ impl Dataset {
         padding_values: Option<&[Output]>,
         drop_remainder: bool,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.padded_batch")?;
         let g = self.graph();
         let (padded, values) = self.padded_batch_arguments(padded_shapes, padding_values)?;
         let dim = (drop_remainder && batch_size > 0).then_some(batch_size as usize);

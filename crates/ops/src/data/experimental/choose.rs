@@ -181,6 +181,9 @@ impl Dataset {
                 "Invalid `datasets`. `datasets` should not be empty.",
             ));
         };
+        for d in datasets {
+            d.dense_only("Dataset.choose_from_datasets")?;
+        }
         let (cd, cs) = (
             choice_dataset.output_types(),
             choice_dataset.output_shapes(),

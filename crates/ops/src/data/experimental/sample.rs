@@ -96,6 +96,9 @@ impl Dataset {
                 "Invalid `datasets`. `datasets` should not be empty.",
             ));
         };
+        for d in datasets {
+            d.dense_only("Dataset.sample_from_datasets")?;
+        }
         let g = first.graph().clone();
         let n = datasets.len();
         let mut datasets = datasets.to_vec();

@@ -169,6 +169,7 @@ impl Dataset {
         initial_state: &[Output],
         f: impl Fn(&[Output], &[Output]) -> Result<(Vec<Output>, Vec<Output>)>,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.scan")?;
         let g = self.graph();
         if initial_state.iter().any(|s| !s.graph().ptr_eq(g)) {
             return Err(Error::invalid_argument(

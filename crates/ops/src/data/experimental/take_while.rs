@@ -100,6 +100,7 @@ impl Dataset {
         &self,
         predicate: impl FnOnce(&[Output]) -> Result<Output>,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.take_while")?;
         let func = build_function(
             self.graph(),
             "take_while",
@@ -122,11 +123,7 @@ impl Dataset {
                 "Targuments",
                 func.captured.iter().map(|o| o.dtype()).collect::<Vec<_>>(),
             );
-        Dataset::build(
-            func.attrs(b, "predicate"),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
-        )
+        self.derive(func.attrs(b, "predicate"))
     }
 }
 

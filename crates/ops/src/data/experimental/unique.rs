@@ -121,6 +121,7 @@ impl Dataset {
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
     pub fn unique(&self) -> Result<Dataset> {
+        self.dense_only("dataset.unique")?;
         // As TensorFlow's Python: every component's dtype is checked here, the number of
         // components only by the kernel when the dataset is made.
         if let Some(d) = self
@@ -134,11 +135,7 @@ impl Dataset {
                 d.python_name()
             )));
         }
-        Dataset::build(
-            crate::new_op(self.graph(), "UniqueDataset").input(self.handle()),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
-        )
+        self.derive(crate::new_op(self.graph(), "UniqueDataset").input(self.handle()))
     }
 }
 

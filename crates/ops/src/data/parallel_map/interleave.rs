@@ -110,6 +110,7 @@ impl Dataset {
         cycle_length: i64,
         block_length: i64,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.interleave")?;
         self.interleave_with(
             f,
             InterleaveOptions {
@@ -190,6 +191,7 @@ impl Dataset {
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
     pub fn flat_map(&self, f: impl FnOnce(&[Output]) -> Result<Dataset>) -> Result<Dataset> {
+        self.dense_only("dataset.flat_map")?;
         let (func, inner) = self.dataset_function("flat_map", f)?;
         let b = with_captured(
             crate::new_op(self.graph(), "FlatMapDataset").input(self.handle()),

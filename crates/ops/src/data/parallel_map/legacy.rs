@@ -91,6 +91,7 @@ impl Dataset {
         f: impl FnOnce(&[Output]) -> Result<Dataset>,
         options: ParallelInterleaveOptions,
     ) -> Result<Dataset> {
+        self.dense_only("dataset.parallel_interleave")?;
         let (func, inner) = self.dataset_function("parallel_interleave", f)?;
         let g = self.graph();
         let c = |v: i64| crate::array::constant(g, v);

@@ -243,7 +243,7 @@ impl Dataset {
         let (seed, seed2) = tf_data_seeds(g, seed);
         let seed = crate::array::constant_named(g, seed, "seed")?;
         let seed2 = crate::array::constant_named(g, seed2, "seed2")?;
-        Dataset::build(
+        self.derive(
             crate::new_op(g, "ShuffleAndRepeatDataset")
                 .input(self.handle())
                 .input(buffer_size)
@@ -251,8 +251,6 @@ impl Dataset {
                 .input(seed2)
                 .input(count)
                 .attr("reshuffle_each_iteration", true),
-            self.output_types().to_vec(),
-            self.output_shapes().to_vec(),
         )
     }
 }

@@ -1,0 +1,237 @@
+//! `SerializeSparse`, `SerializeManySparse`, `DeserializeSparse` and `DeserializeManySparse`
+//! against TensorFlow 2.21 (tests/data/sparse_serialize/expected.json, written by
+//! make_sparse_serialize.py there): serialized strings byte for byte for every dtype, the
+//! deserialized indices, values (floats bit for bit) and dense shapes, static shapes, and
+//! every error's code and message. Messages are compared before TensorFlow's
+//! " for '{{node ...}}'" suffix (weir's suffix names the op instead).
+
+use serde_json::Value;
+use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Tensor};
+use weir_ops::array::placeholder;
+use weir_ops::sparse::{
+    deserialize_many_sparse, deserialize_sparse, serialize_many_sparse, serialize_sparse,
+    SparseOutput,
+};
+use weir_session::Session;
+
+use crate::io_util::{b64, check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, usizes};
+
+fn dtype_named(name: &str) -> DType {
+    match name {
+        "float32" => DType::F32,
+        "float64" => DType::F64,
+        "int8" => DType::I8,
+        "int16" => DType::I16,
+        "int32" => DType::I32,
+        "int64" => DType::I64,
+        "uint8" => DType::U8,
+        "uint16" => DType::U16,
+        "bool" => DType::Bool,
+        "string" => DType::String,
+        other => panic!("dtype {other}"),
+    }
+}
+
+/// The tensor a spec ({dtype, dims, values}) describes.
+fn tensor_of(spec: &Value) -> Tensor {
+    let dims = usizes(&spec["dims"]);
+    let v = spec["values"].as_array().unwrap();
+    let int = |x: &Value| x.as_i64().unwrap();
+    let uint = |x: &Value| x.as_u64().unwrap();
+    match dtype_named(spec["dtype"].as_str().unwrap()) {
+        DType::F32 => Tensor::from_vec(
+            &dims,
+            v.iter().map(|x| f32::from_bits(uint(x) as u32)).collect(),
+        ),
+        DType::F64 => Tensor::from_vec(&dims, v.iter().map(|x| f64::from_bits(uint(x))).collect()),
+        DType::I8 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i8).collect()),
+        DType::I16 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i16).collect()),
+        DType::I32 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i32).collect()),
+        DType::I64 => Tensor::from_vec(&dims, v.iter().map(int).collect()),
+        DType::U8 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u8).collect()),
+        DType::U16 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u16).collect()),
+        DType::Bool => Tensor::from_vec(&dims, v.iter().map(|x| x.as_bool().unwrap()).collect()),
+        DType::String => Tensor::from_vec(
+            &dims,
+            v.iter()
+                .map(|x| Bytes::from(b64(x.as_str().unwrap())))
+                .collect(),
+        ),
+        DType::Resource => unreachable!(),
+    }
+    .unwrap()
+}
+
+/// Every element's bytes (little-endian for numbers), so floats compare bit for bit.
+fn elements(t: &Tensor) -> Vec<Vec<u8>> {
+    macro_rules! le {
+        ($t:ty) => {
+            t.as_slice::<$t>()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_le_bytes().to_vec())
+                .collect()
+        };
+    }
+    match t.dtype() {
+        DType::F32 => le!(f32),
+        DType::F64 => le!(f64),
+        DType::I8 => le!(i8),
+        DType::I16 => le!(i16),
+        DType::I32 => le!(i32),
+        DType::I64 => le!(i64),
+        DType::U8 => le!(u8),
+        DType::U16 => le!(u16),
+        DType::Bool => t
+            .as_slice::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&b| vec![u8::from(b)])
+            .collect(),
+        DType::String => t
+            .as_slice::<Bytes>()
+            .unwrap()
+            .iter()
+            .map(|b| b.to_vec())
+            .collect(),
+        DType::Resource => unreachable!(),
+    }
+}
+
+/// An input: a placeholder of the spec's `shape` (its own dims unless given) fed its value.
+fn source(g: &Graph, spec: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Output {
+    let value = tensor_of(spec);
+    let shape = match spec.get("shape") {
+        Some(s) => shape_of(s),
+        None => weir_graph::Shape::known(value.shape()),
+    };
+    let p = placeholder(g, value.dtype(), shape).unwrap();
+    feeds.push((p.clone(), value));
+    p
+}
+
+fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Vec<Output>, Error> {
+    let ins: Vec<Output> = c["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| source(g, s, feeds))
+        .collect();
+    let op = c["op"].as_str().unwrap();
+    if op.starts_with("serialize") {
+        // Grouped directly, so that the ops' own shape checks meet ill-shaped inputs.
+        let sp = SparseOutput {
+            indices: ins[0].clone(),
+            values: ins[1].clone(),
+            dense_shape: ins[2].clone(),
+        };
+        let out = if op == "serialize" {
+            serialize_sparse(&sp)
+        } else {
+            serialize_many_sparse(&sp)
+        };
+        return out.map(|o| vec![o]);
+    }
+    let dtype = dtype_named(c["dtype"].as_str().unwrap());
+    let sp = if op == "deserialize" {
+        deserialize_sparse(&ins[0], dtype)?
+    } else {
+        let rank = c.get("rank").and_then(Value::as_u64).map(|r| r as usize);
+        deserialize_many_sparse(&ins[0], dtype, rank)?
+    };
+    Ok(sp.outputs().to_vec())
+}
+
+fn check_error(name: &str, got: &Error, want: &Value) {
+    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
+    assert_eq!(got.code(), code, "{name}: {got}");
+    let want = want["message"].as_str().unwrap();
+    let got = got.message().split(" for '").next().unwrap();
+    assert_eq!(got, want, "{name}");
+}
+
+fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
+    let want = c["outputs"].as_array().unwrap();
+    assert_eq!(got.len(), want.len(), "{name}: outputs");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let w = tensor_of(w);
+        assert_eq!(g.dtype(), w.dtype(), "{name}: dtype of output {k}");
+        assert_eq!(g.shape(), w.shape(), "{name}: shape of output {k}");
+        assert_eq!(elements(g), elements(&w), "{name}: output {k}");
+    }
+}
+
+/// Runs one case; returns whether it ended in an error (at build or run time).
+fn run_case(c: &Value) -> bool {
+    let name = c["name"].as_str().unwrap();
+    let g = Graph::new();
+    let mut feeds = Vec::new();
+    let built = build(&g, c, &mut feeds);
+    let Some(outs) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+        return true;
+    };
+    let shapes = c["static_shapes"].as_array().unwrap();
+    assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
+    for (o, s) in outs.iter().zip(shapes) {
+        assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
+    }
+    let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
+    match expect_same_outcome(name, ran, c.get("error"), check_error) {
+        Some(v) => {
+            check_outputs(name, c, &v);
+            false
+        }
+        None => true,
+    }
+}
+
+#[test]
+fn every_case_matches_tensorflow() {
+    let cases = crate::io_util::expected_cases("sparse_serialize");
+    assert!(cases.len() >= 150, "{} cases", cases.len());
+    check_all_cases(&cases, run_case);
+}
+
+/// Serialize and deserialize in one graph: what TensorFlow serialized from a minibatch, weir
+/// serializes the same and reads back as the minibatch, for every dtype.
+#[test]
+fn serialize_many_then_deserialize_many_round_trips() {
+    for c in crate::io_util::expected_cases("sparse_serialize") {
+        let name = c["name"].as_str().unwrap();
+        if c["op"] != "serialize_many" || c.get("outputs").is_none() {
+            continue;
+        }
+        let g = Graph::new();
+        let mut feeds = Vec::new();
+        let ins: Vec<Output> = c["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| source(&g, s, &mut feeds))
+            .collect();
+        let sp = SparseOutput::new(ins[0].clone(), ins[1].clone(), ins[2].clone()).unwrap();
+        let ser = serialize_many_sparse(&sp).unwrap();
+        let back = deserialize_many_sparse(&ser, sp.dtype(), None).unwrap();
+        let run = Session::new(&g)
+            .unwrap()
+            .run(&fetch_and_feed(&back.outputs(), feeds.clone()));
+        let rows = feeds[2].1.to_vec::<i64>().unwrap()[0];
+        let Ok(out) = run else {
+            // No row at all: TensorFlow refuses to deserialize an empty batch.
+            assert_eq!(rows, 0, "{name}");
+            continue;
+        };
+        for (k, (got, fed)) in out.iter().zip(&feeds).enumerate() {
+            if k == 2 {
+                // The batch's dense shape is the largest row shape, and every row has the input's.
+                assert_eq!(
+                    got.to_vec::<i64>().unwrap(),
+                    fed.1.to_vec::<i64>().unwrap(),
+                    "{name}"
+                );
+            } else {
+                assert_eq!(elements(got), elements(&fed.1), "{name}: output {k}");
+            }
+        }
+    }
+}
