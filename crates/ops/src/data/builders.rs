@@ -51,8 +51,14 @@ impl Dataset {
     /// A dataset of the op `op` whose elements have this dataset's structure (a `shuffle`, a
     /// `repeat`), sparse components included.
     pub(crate) fn derive(&self, b: OpBuilder) -> Result<Dataset> {
-        Ok(Dataset::build(b, self.dtypes.clone(), self.shapes.clone())?
-            .with_sparse(self.sparse.clone()))
+        Dataset::build_like(b, self)
+    }
+
+    /// A dataset of the op `op` whose elements have `like`'s structure (an `interleave`'s,
+    /// whose elements are those of the datasets its function makes).
+    pub(crate) fn build_like(b: OpBuilder, like: &Dataset) -> Result<Dataset> {
+        Ok(Dataset::build(b, like.dtypes.clone(), like.shapes.clone())?
+            .with_sparse(like.sparse.clone()))
     }
 
     /// This dataset with the sparse components `sparse` marks (one entry per component).

@@ -128,11 +128,7 @@ impl Dataset {
         for (func, prefix) in [&key, &reduce, &window].into_iter().zip(FUNCTIONS) {
             b = with_arguments(b, func, prefix);
         }
-        Dataset::build(
-            b,
-            reduced.output_types().to_vec(),
-            reduced.output_shapes().to_vec(),
-        )
+        Dataset::build_like(b, &reduced)
     }
 }
 

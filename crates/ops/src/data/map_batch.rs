@@ -16,9 +16,10 @@ use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, Output, Result};
 
 use super::batch::{check_stackable, stack_elements};
-use super::function::{build_function, BoundFunction, FunctionAttr};
+use super::function::{build_function, BoundFunction, BuiltFunction, FunctionAttr};
 use super::map::function_dataset_def;
 use super::parallel_map::{cores, ParallelMapIter};
+use super::structure::{Component, SparseSpec};
 use super::{
     dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element, IteratorBase,
     IteratorContext, AUTOTUNE,
@@ -98,6 +99,38 @@ impl Dataset {
         options: MapAndBatchOptions,
     ) -> Result<Dataset> {
         self.dense_only("dataset.map_and_batch")?;
+        let func = build_function(
+            self.graph(),
+            "map_and_batch",
+            self.output_types(),
+            self.output_shapes(),
+            f,
+        )?;
+        self.map_and_batch_dataset(func, Vec::new(), batch_size, options)
+    }
+
+    /// [`map_and_batch`](Self::map_and_batch) for elements that may hold sparse tensors: `f`
+    /// reads and returns [`Component`]s, as [`map_components`](Self::map_components)'s does,
+    /// and a sparse result is batched as `batch` batches one (the largest dense shape).
+    pub fn map_and_batch_components(
+        &self,
+        f: impl FnOnce(&[Component]) -> Result<Vec<Component>>,
+        batch_size: i64,
+        options: MapAndBatchOptions,
+    ) -> Result<Dataset> {
+        let (func, sparse) = self.component_function("map_and_batch", f)?;
+        self.map_and_batch_dataset(func, sparse, batch_size, options)
+    }
+
+    /// The `MapAndBatchDataset` of the built function `func`, whose results `sparse` marks
+    /// (empty: all dense).
+    fn map_and_batch_dataset(
+        &self,
+        func: BuiltFunction,
+        sparse: Vec<Option<SparseSpec>>,
+        batch_size: i64,
+        options: MapAndBatchOptions,
+    ) -> Result<Dataset> {
         let calls = match (options.num_parallel_batches, options.num_parallel_calls) {
             (None, None) => batch_size,
             (Some(b), None) => batch_size.checked_mul(b).ok_or_else(|| {
@@ -115,13 +148,6 @@ impl Dataset {
             }
         };
         let g = self.graph();
-        let func = build_function(
-            g,
-            "map_and_batch",
-            self.output_types(),
-            self.output_shapes(),
-            f,
-        )?;
         let dim = (options.drop_remainder && batch_size > 0).then_some(batch_size as usize);
         let dtypes: Vec<DType> = func.results.iter().map(Output::dtype).collect();
         let shapes = func
@@ -143,7 +169,20 @@ impl Dataset {
             .input(calls)
             .input(drop)
             .attr("preserve_cardinality", true);
-        Dataset::build(func.attrs(b, "f"), dtypes, shapes)
+        let ds = Dataset::build(func.attrs(b, "f"), dtypes, shapes)?;
+        if sparse.is_empty() {
+            return Ok(ds);
+        }
+        let sparse = sparse
+            .into_iter()
+            .map(|sp| {
+                sp.map(|sp| SparseSpec {
+                    dtype: sp.dtype,
+                    shape: sp.shape.with_leading(dim),
+                })
+            })
+            .collect();
+        Ok(ds.with_sparse(sparse))
     }
 }
 

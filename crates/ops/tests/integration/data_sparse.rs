@@ -10,7 +10,10 @@ use base64::Engine;
 use serde_json::{json, Value};
 use weir_graph::{Code, DType, Error, Graph, Output, Result, Shape, Tensor};
 use weir_ops::array::{constant, size};
-use weir_ops::data::{Component, ComponentSpec, Dataset, MakeBatchedFeaturesDataset, MapOptions};
+use weir_ops::data::{
+    Component, ComponentSpec, Dataset, InterleaveOptions, MakeBatchedFeaturesDataset,
+    MapAndBatchOptions, MapOptions,
+};
 use weir_ops::io::{Compression, TfRecordWriter};
 use weir_ops::math::greater;
 use weir_ops::parsing::{
@@ -180,6 +183,32 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
         "shuffle_seeded" => ps(&["kws"])?.shuffle_with(5).seed(3).build(),
         "prefetch_cache" => ps(&["kws"])?.cache()?.prefetch(2),
         "enumerate_sparse" => ps(&["w"])?.enumerate(5),
+        "interleave_sparse" => {
+            let o = InterleaveOptions {
+                cycle_length: Some(2),
+                block_length: Some(1),
+                ..Default::default()
+            };
+            Dataset::range(g, 0, 2, 1)?.interleave_with(|_| ps(&["kws"])?.take(2), o)
+        }
+        "flat_map_sparse" => Dataset::range(g, 0, 2, 1)?.flat_map(|_| ps(&["w"])?.take(3)),
+        "map_and_batch_sparse" | "map_and_batch_sparse_drop" => {
+            let (key, drop) = match name {
+                "map_and_batch_sparse" => ("kws", false),
+                _ => ("sp", true),
+            };
+            let one: Features =
+                std::iter::once((key, features(true).get(key).unwrap().clone())).collect();
+            recs()?.map_and_batch_components(
+                |x| {
+                    Ok(vec![parse_single_example(x[0].tensor()?, &one)?
+                        .sparse(key)?
+                        .into()])
+                },
+                2,
+                MapAndBatchOptions::default().drop_remainder(drop),
+            )
+        }
         "ped_basic" => ped(recs()?.batch(2)?, &features(true), MapOptions::parallel(1)),
         "ped_parallel" => ped(recs()?.batch(3)?, &features(true), MapOptions::parallel(2)),
         "ped_static_batch" => ped(
@@ -337,7 +366,7 @@ fn check(doc: &Value, want: &Value) {
 fn sparse_components_match_tensorflow() {
     let doc = doc();
     let cases = doc["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 29);
+    assert_eq!(cases.len(), 33);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|want| std::panic::catch_unwind(|| check(&doc, want)).is_err())

@@ -169,11 +169,7 @@ impl Dataset {
                 .input(c(n)?)
                 .attr("deterministic", deterministic);
         }
-        Dataset::build(
-            func.attrs(b, "f"),
-            inner.output_types().to_vec(),
-            inner.output_shapes().to_vec(),
-        )
+        Dataset::build_like(func.attrs(b, "f"), &inner)
     }
 
     /// `dataset.flat_map(map_func)`: the elements of the dataset `map_func` makes of each
@@ -197,11 +193,7 @@ impl Dataset {
             crate::new_op(self.graph(), "FlatMapDataset").input(self.handle()),
             &func,
         );
-        Dataset::build(
-            func.attrs(b, "f"),
-            inner.output_types().to_vec(),
-            inner.output_shapes().to_vec(),
-        )
+        Dataset::build_like(func.attrs(b, "f"), &inner)
     }
 }
 

@@ -112,11 +112,7 @@ impl Dataset {
         .input(c(buffer)?)
         .input(c(prefetch)?)
         .attr("deterministic", deterministic);
-        Dataset::build(
-            func.attrs(b, "f"),
-            inner.output_types().to_vec(),
-            inner.output_shapes().to_vec(),
-        )
+        Dataset::build_like(func.attrs(b, "f"), &inner)
     }
 
     /// `dataset.apply(transformation_func)`: `f` applied to this dataset, for chaining custom

@@ -117,6 +117,17 @@ def cases(pattern):
         "shuffle_seeded": lambda: parsed_single(["kws"]).shuffle(5, seed=3),
         "prefetch_cache": lambda: parsed_single(["kws"]).cache().prefetch(2),
         "enumerate_sparse": lambda: parsed_single(["w"]).enumerate(5),
+        "interleave_sparse": lambda: D.range(2).interleave(
+            lambda i: parsed_single(["kws"]).take(2), cycle_length=2,
+            block_length=1),
+        "flat_map_sparse": lambda: D.range(2).flat_map(
+            lambda i: parsed_single(["w"]).take(3)),
+        "map_and_batch_sparse": lambda: records().apply(tf.data.experimental.map_and_batch(
+            lambda s: tf.io.parse_single_example(s, {"kws": features()["kws"]})["kws"], 2)),
+        "map_and_batch_sparse_drop": lambda: records().apply(
+            tf.data.experimental.map_and_batch(
+                lambda s: tf.io.parse_single_example(s, {"sp": features()["sp"]})["sp"], 2,
+                drop_remainder=True)),
         "ped_basic": lambda: records().batch(2).apply(PED(features())),
         "ped_parallel": lambda: records().batch(3).apply(PED(features(), num_parallel_calls=2)),
         "ped_static_batch": lambda: records().batch(2, drop_remainder=True).apply(
