@@ -3,6 +3,7 @@
 
 use weir_graph::{DType, Error, Graph, OpBuilder, Output, Result, Shape};
 
+use super::arg::{I64Arg, RepeatCount};
 use super::function::{build_function, BuiltFunction};
 use super::graph_iterator::{python_shape, Iterator};
 use super::structure::{self, Component, SparseSpec};
@@ -175,13 +176,17 @@ impl Dataset {
 
     /// `Dataset.range(start, stop, step)`: int64 scalars from `start` up to (not including)
     /// `stop` (op `RangeDataset`); a zero step fails when the dataset is made.
-    pub fn range(g: &Graph, start: i64, stop: i64, step: i64) -> Result<Dataset> {
-        let c = |v: i64| crate::array::constant(g, v);
+    pub fn range(
+        g: &Graph,
+        start: impl Into<I64Arg>,
+        stop: impl Into<I64Arg>,
+        step: impl Into<I64Arg>,
+    ) -> Result<Dataset> {
         Dataset::build(
             crate::new_op(g, "RangeDataset")
-                .input(c(start)?)
-                .input(c(stop)?)
-                .input(c(step)?),
+                .input(start.into().to_output(g, "start", false)?)
+                .input(stop.into().to_output(g, "stop", false)?)
+                .input(step.into().to_output(g, "step", false)?),
             vec![DType::I64],
             vec![Shape::scalar()],
         )
@@ -284,15 +289,23 @@ impl Dataset {
 
     /// `dataset.batch(batch_size)`: consecutive elements stacked along a new first dimension;
     /// the last batch may be smaller (op `BatchDatasetV2`).
-    pub fn batch(&self, batch_size: i64) -> Result<Dataset> {
+    pub fn batch(&self, batch_size: impl Into<I64Arg>) -> Result<Dataset> {
         self.batch_with(batch_size, false)
     }
 
     /// `dataset.batch(batch_size, drop_remainder)`: with `drop_remainder`, a last batch smaller
     /// than `batch_size` is dropped and the batch dimension is static.
-    pub fn batch_with(&self, batch_size: i64, drop_remainder: bool) -> Result<Dataset> {
-        let dim = (drop_remainder && batch_size > 0).then_some(batch_size as usize);
-        let size = crate::array::constant(self.graph(), batch_size)?;
+    pub fn batch_with(
+        &self,
+        batch_size: impl Into<I64Arg>,
+        drop_remainder: bool,
+    ) -> Result<Dataset> {
+        let batch_size = batch_size.into();
+        let dim = batch_size
+            .value()
+            .filter(|&b| drop_remainder && b > 0)
+            .map(|b| b as usize);
+        let size = batch_size.to_output(self.graph(), "batch_size", false)?;
         self.batch_op(&size, drop_remainder, dim)
     }
 
@@ -325,27 +338,27 @@ impl Dataset {
         .with_sparse(sparse))
     }
 
-    fn counted(&self, op: &str, count: i64) -> Result<Dataset> {
-        let c = crate::array::constant(self.graph(), count)?;
+    fn counted(&self, op: &str, count: I64Arg) -> Result<Dataset> {
+        let c = count.to_output(self.graph(), "count", false)?;
         self.derive(self.op(op).input(c))
     }
 
-    /// `dataset.repeat(count)`: the elements `count` times over, forever with `None`
-    /// (op `RepeatDataset`).
-    pub fn repeat(&self, count: Option<i64>) -> Result<Dataset> {
-        self.counted("RepeatDataset", count.unwrap_or(-1))
+    /// `dataset.repeat(count)`: the elements `count` times over, forever with `None` or -1
+    /// (op `RepeatDataset`); `count` may be a tensor ([`RepeatCount`]).
+    pub fn repeat(&self, count: impl Into<RepeatCount>) -> Result<Dataset> {
+        self.counted("RepeatDataset", count.into().0)
     }
 
     /// `dataset.skip(count)`: all but the first `count` elements; a negative count skips all
     /// (op `SkipDataset`).
-    pub fn skip(&self, count: i64) -> Result<Dataset> {
-        self.counted("SkipDataset", count)
+    pub fn skip(&self, count: impl Into<I64Arg>) -> Result<Dataset> {
+        self.counted("SkipDataset", count.into())
     }
 
     /// `dataset.take(count)`: the first `count` elements; a negative count takes all
     /// (op `TakeDataset`).
-    pub fn take(&self, count: i64) -> Result<Dataset> {
-        self.counted("TakeDataset", count)
+    pub fn take(&self, count: impl Into<I64Arg>) -> Result<Dataset> {
+        self.counted("TakeDataset", count.into())
     }
 
     /// `dataset.cache()`: the elements kept in memory by the first pass that reads them all
@@ -377,12 +390,16 @@ impl Dataset {
     /// `dataset.shard(num_shards, index)`: elements `index`, `index + num_shards`, ... (one
     /// worker's part of the input, op `ShardDataset`); bad arguments fail when the dataset is
     /// made, as in TensorFlow.
-    pub fn shard(&self, num_shards: i64, index: i64) -> Result<Dataset> {
+    pub fn shard(
+        &self,
+        num_shards: impl Into<I64Arg>,
+        index: impl Into<I64Arg>,
+    ) -> Result<Dataset> {
         let g = self.graph();
         self.derive(
             self.op("ShardDataset")
-                .input(crate::array::constant(g, num_shards)?)
-                .input(crate::array::constant(g, index)?),
+                .input(num_shards.into().to_output(g, "num_shards", false)?)
+                .input(index.into().to_output(g, "index", false)?),
         )
     }
 

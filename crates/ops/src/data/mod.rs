@@ -30,6 +30,7 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
+mod arg;
 mod batch;
 mod bucket;
 mod builders;
@@ -70,6 +71,7 @@ use weir_graph::{
     CancellationToken, DType, Error, OpContext, Resource, ResourceHandle, Result, Tensor,
 };
 
+pub use arg::{I64Arg, RepeatCount};
 pub use bucket::BucketOptions;
 pub use builders::Dataset;
 pub use csv::CsvDataset;

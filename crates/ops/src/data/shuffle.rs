@@ -26,6 +26,7 @@ use parking_lot::Mutex;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, AttrKind, AttrValue, DType, Error, Kernel, OpContext, Result};
 
+use super::arg::I64Arg;
 use super::{
     dataset_def, dataset_tensor, input_dataset, Dataset, DatasetBase, Element, IteratorBase,
     IteratorContext,
@@ -247,7 +248,7 @@ pub(super) fn register() {
 #[must_use = "the shuffle is added to the graph by `build`"]
 pub struct Shuffle {
     dataset: Dataset,
-    buffer_size: i64,
+    buffer_size: I64Arg,
     seed: Option<i64>,
     reshuffle_each_iteration: bool,
 }
@@ -277,7 +278,7 @@ impl Shuffle {
     pub fn build(self) -> Result<Dataset> {
         let ds = &self.dataset;
         let g = ds.graph();
-        let buffer_size = crate::array::constant_named(g, self.buffer_size, "buffer_size")?;
+        let buffer_size = self.buffer_size.to_output(g, "buffer_size", true)?;
         // After `buffer_size`, in TensorFlow's order of ops.
         let (seed, seed2) = tf_data_seeds(g, self.seed);
         let seed = crate::array::constant_named(g, seed, "seed")?;
@@ -316,16 +317,16 @@ impl Dataset {
     /// assert_eq!(ds.handle().op().inputs()[0].op().op_type(), "ShuffleDataset");
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
-    pub fn shuffle(&self, buffer_size: i64) -> Result<Dataset> {
+    pub fn shuffle(&self, buffer_size: impl Into<I64Arg>) -> Result<Dataset> {
         self.shuffle_with(buffer_size).build()
     }
 
     /// `dataset.shuffle(buffer_size, seed=None, reshuffle_each_iteration=True)` with
     /// TensorFlow's defaults, to be set on the returned [`Shuffle`] before its `build`.
-    pub fn shuffle_with(&self, buffer_size: i64) -> Shuffle {
+    pub fn shuffle_with(&self, buffer_size: impl Into<I64Arg>) -> Shuffle {
         Shuffle {
             dataset: self.clone(),
-            buffer_size,
+            buffer_size: buffer_size.into(),
             seed: None,
             reshuffle_each_iteration: true,
         }
@@ -346,9 +347,9 @@ impl Dataset {
     /// # let _ = next;
     /// # Ok::<(), weir_graph::Error>(())
     /// ```
-    pub fn prefetch(&self, buffer_size: i64) -> Result<Dataset> {
+    pub fn prefetch(&self, buffer_size: impl Into<I64Arg>) -> Result<Dataset> {
         let g = self.graph();
-        let size = crate::array::constant_named(g, buffer_size, "buffer_size")?;
+        let size = buffer_size.into().to_output(g, "buffer_size", true)?;
         self.derive(
             crate::new_op(g, "PrefetchDataset")
                 .input(self.handle())
