@@ -40,6 +40,7 @@ mod cardinality;
 mod combine;
 mod components;
 mod csv;
+mod dense_to_sparse_batch;
 mod experimental;
 mod files;
 mod function;
@@ -189,6 +190,7 @@ pub(crate) fn register_all_ops() {
     sources::register();
     map::register();
     batch::register();
+    dense_to_sparse_batch::register();
     repeat::register();
     cache::register();
     cardinality::register();

@@ -28,7 +28,7 @@
 mod concat;
 mod reorder;
 mod reshape;
-mod serialize;
+pub(crate) mod serialize;
 mod tensors_map;
 mod to_dense;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{json, Value};
 use weir_graph::{Code, DType, Error, Graph, Output, Result, Shape, Tensor};
-use weir_ops::array::{constant, size};
+use weir_ops::array::{constant, expand_dims, fill, size, stack};
 use weir_ops::data::{
     Component, ComponentSpec, Dataset, InterleaveOptions, MakeBatchedFeaturesDataset,
     MapAndBatchOptions, MapOptions,
@@ -130,6 +130,11 @@ fn sp_str(g: &Graph) -> Result<SparseOutput> {
     )
 }
 
+/// `[1], [2, 2], [3, 3, 3], ...` up to `n - 1`.
+fn filled(g: &Graph, n: i64) -> Result<Dataset> {
+    Dataset::range(g, 1, n, 1)?.map(|x| Ok(vec![fill(expand_dims(&x[0], 0)?, &x[0])?]))
+}
+
 /// The pipeline of case `name`, as make_tfdata_sparse.py builds it; the component names of a
 /// features dataset are checked against `tf.nest`'s order here too.
 fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
@@ -209,6 +214,24 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
                 MapAndBatchOptions::default().drop_remainder(drop),
             )
         }
+        "dsb_basic" => filled(g, 5)?.dense_to_sparse_batch(2, &Shape::new(vec![None])),
+        "dsb_fixed" => filled(g, 5)?.dense_to_sparse_batch(3, &Shape::from([5])),
+        "dsb_too_big" => filled(g, 5)?.dense_to_sparse_batch(3, &Shape::from([3])),
+        "dsb_rank2" => Dataset::range(g, 1, 4, 1)?
+            .map(|x| {
+                let two = constant(x[0].graph(), 2i64)?;
+                Ok(vec![fill(stack(&[x[0].clone(), two], 0)?, &x[0])?])
+            })?
+            .dense_to_sparse_batch(2, &Shape::new(vec![None, Some(2)])),
+        "dsb_rank_mismatch" => {
+            filled(g, 4)?.dense_to_sparse_batch(2, &Shape::new(vec![None, Some(2)]))
+        }
+        "dsb_zeros" => Dataset::from_tensor_slices(&[constant(
+            g,
+            Tensor::from_vec(&[2, 2], vec![0i32, 1, 2, 0])?,
+        )?])?
+        .dense_to_sparse_batch(2, &Shape::from([2])),
+        "dsb_scalars" => Dataset::range(g, 1, 4, 1)?.dense_to_sparse_batch(2, &Shape::scalar()),
         "ped_basic" => ped(recs()?.batch(2)?, &features(true), MapOptions::parallel(1)),
         "ped_parallel" => ped(recs()?.batch(3)?, &features(true), MapOptions::parallel(2)),
         "ped_static_batch" => ped(
@@ -279,6 +302,7 @@ fn code_of(class: &str) -> Code {
     match class {
         "OutOfRangeError" => Code::OutOfRange,
         "InvalidArgumentError" | "TypeError" | "ValueError" => Code::InvalidArgument,
+        "DataLossError" => Code::DataLoss,
         other => panic!("unexpected error class {other}"),
     }
 }
@@ -366,7 +390,7 @@ fn check(doc: &Value, want: &Value) {
 fn sparse_components_match_tensorflow() {
     let doc = doc();
     let cases = doc["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 33);
+    assert_eq!(cases.len(), 40);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|want| std::panic::catch_unwind(|| check(&doc, want)).is_err())

@@ -23,16 +23,21 @@ impl Kernel for SerializeKernel {
         let out = if self.many {
             serialize_many(indices, values, &shape.to_vec::<i64>()?)?
         } else {
-            let parts = vec![
-                proto_bytes(indices)?,
-                proto_bytes(values)?,
-                proto_bytes(shape)?,
-            ];
-            Tensor::from_vec(&[3], parts)?
+            serialized(indices, values, shape)?
         };
         ctx.set_output(0, out);
         Ok(())
     }
+}
+
+/// The string `[3]` that `SerializeSparse` makes of a sparse tensor's parts.
+pub(crate) fn serialized(indices: &Tensor, values: &Tensor, shape: &Tensor) -> Result<Tensor> {
+    let parts = vec![
+        proto_bytes(indices)?,
+        proto_bytes(values)?,
+        proto_bytes(shape)?,
+    ];
+    Tensor::from_vec(&[3], parts)
 }
 
 /// The bytes of `t`'s `TensorProto` as TensorFlow's `AsProtoTensorContent` lays it out:

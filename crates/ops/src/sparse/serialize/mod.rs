@@ -4,7 +4,7 @@
 //! uses) and `DeserializeManySparse` (`tf.io.deserialize_many_sparse`) read any batch of them
 //! back as one sparse tensor. Only the string form exists here: weir has no variant dtype.
 
-mod kernels;
+pub(crate) mod kernels;
 #[cfg(test)]
 mod tests;
 

@@ -88,6 +88,12 @@ def files(d):
 
 
 MBF = tf.data.experimental.make_batched_features_dataset
+DSB = tf.data.experimental.dense_to_sparse_batch
+
+
+def filled(n):
+    """[1], [2, 2], [3, 3, 3], ... up to n - 1."""
+    return D.range(1, n).map(lambda x: tf.fill([x], x))
 PED = tf.data.experimental.parse_example_dataset
 
 
@@ -128,6 +134,14 @@ def cases(pattern):
             tf.data.experimental.map_and_batch(
                 lambda s: tf.io.parse_single_example(s, {"sp": features()["sp"]})["sp"], 2,
                 drop_remainder=True)),
+        "dsb_basic": lambda: filled(5).apply(DSB(2, [None])),
+        "dsb_fixed": lambda: filled(5).apply(DSB(3, [5])),
+        "dsb_too_big": lambda: filled(5).apply(DSB(3, [3])),
+        "dsb_rank2": lambda: D.range(1, 4).map(lambda x: tf.fill([x, 2], x)).apply(
+            DSB(2, [None, 2])),
+        "dsb_rank_mismatch": lambda: filled(4).apply(DSB(2, [None, 2])),
+        "dsb_zeros": lambda: D.from_tensor_slices([[0, 1], [2, 0]]).apply(DSB(2, [2])),
+        "dsb_scalars": lambda: D.range(1, 4).apply(DSB(2, [])),
         "ped_basic": lambda: records().batch(2).apply(PED(features())),
         "ped_parallel": lambda: records().batch(3).apply(PED(features(), num_parallel_calls=2)),
         "ped_static_batch": lambda: records().batch(2, drop_remainder=True).apply(
