@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use weir_graph::{DType, Error, Graph, Output, Result};
 
-use super::{
-    Dataset, InterleaveOptions, MapOptions, ParallelInterleaveOptions, TfRecordDataset, AUTOTUNE,
-};
+use super::file_pipeline::{interleave_files, maybe_shuffle_and_repeat};
+use super::{Dataset, MapOptions, TfRecordDataset, AUTOTUNE};
 use crate::parsing::Features;
 
 /// A `reader`: the dataset of the records of one file, given its name.
@@ -163,28 +162,17 @@ impl MakeBatchedFeaturesDataset {
             }
         };
         let threads = self.reader_num_threads.unwrap_or(1);
-        ds = if threads == AUTOTUNE {
-            let mut o = InterleaveOptions::default().num_parallel_calls(AUTOTUNE);
-            o.deterministic = Some(!self.sloppy_ordering);
-            ds.interleave_with(read, o)?
-        } else {
-            let mut o = ParallelInterleaveOptions::new(threads);
-            o.sloppy = Some(self.sloppy_ordering);
-            ds.parallel_interleave(read, o)?
-        };
+        ds = interleave_files(ds, threads, self.sloppy_ordering, read)?;
         if ds.output_types() == [DType::String, DType::String] && ds.sparse_specs()[0].is_none() {
             ds = ds.map(|kv| Ok(vec![kv[1].clone()]))?;
         }
-        if self.shuffle {
-            let mut s = ds.shuffle_with(self.shuffle_buffer_size);
-            if let Some(seed) = self.shuffle_seed {
-                s = s.seed(seed);
-            }
-            ds = s.build()?;
-        }
-        if self.num_epochs != Some(1) {
-            ds = ds.repeat(self.num_epochs)?;
-        }
+        ds = maybe_shuffle_and_repeat(
+            ds,
+            self.shuffle,
+            self.shuffle_buffer_size,
+            self.shuffle_seed,
+            self.num_epochs,
+        )?;
         ds = ds.batch_with(
             self.batch_size,
             self.drop_final_batch || self.num_epochs.is_none(),

@@ -10,7 +10,8 @@
 
 use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
 
-use super::{Dataset, InterleaveOptions, ParallelInterleaveOptions, AUTOTUNE};
+use super::file_pipeline::{interleave_files, maybe_shuffle_and_repeat};
+use super::{Dataset, AUTOTUNE};
 use crate::data::CsvDataset;
 
 mod probe;
@@ -359,26 +360,14 @@ impl MakeCsvDataset {
                 Ok(d)
             }
         };
-        let reads = self.num_parallel_reads.unwrap_or(1);
-        ds = if reads == AUTOTUNE {
-            let mut o = InterleaveOptions::default().num_parallel_calls(AUTOTUNE);
-            o.deterministic = Some(!self.sloppy);
-            ds.interleave_with(csv, o)?
-        } else {
-            let mut o = ParallelInterleaveOptions::new(reads);
-            o.sloppy = Some(self.sloppy);
-            ds.parallel_interleave(csv, o)?
-        };
-        if self.shuffle {
-            let mut s = ds.shuffle_with(self.shuffle_buffer_size);
-            if let Some(seed) = self.shuffle_seed {
-                s = s.seed(seed);
-            }
-            ds = s.build()?;
-        }
-        if self.num_epochs != Some(1) {
-            ds = ds.repeat(self.num_epochs)?;
-        }
+        ds = interleave_files(ds, self.num_parallel_reads.unwrap_or(1), self.sloppy, csv)?;
+        ds = maybe_shuffle_and_repeat(
+            ds,
+            self.shuffle,
+            self.shuffle_buffer_size,
+            self.shuffle_seed,
+            self.num_epochs,
+        )?;
         ds = ds.batch_with(self.batch_size, self.num_epochs.is_none())?;
         // The components in tf.nest's order: features by name, then the label.
         let mut order: Vec<usize> = (0..column_names.len())

@@ -42,6 +42,7 @@ mod components;
 mod csv;
 mod dense_to_sparse_batch;
 mod experimental;
+mod file_pipeline;
 mod files;
 mod function;
 mod generator;

@@ -6,12 +6,14 @@
 //! ValueError is InvalidArgument here).
 
 use serde_json::{json, Value};
-use weir_graph::{Code, DType, Graph, Output, Result, Shape, Tensor};
+use weir_graph::{DType, Graph, Output, Result, Shape, Tensor};
 use weir_ops::array::{check_numerics, constant, fill, stack};
 use weir_ops::data::Dataset;
 use weir_ops::math::{cast, truediv};
 use weir_ops::parsing::{parse_tensor, serialize_tensor};
 use weir_session::{RunArgs, Session};
+
+use crate::parsing_support::code_of;
 
 fn doc() -> Value {
     serde_json::from_str(include_str!("../data/tfdata_combine/expected.json")).unwrap()
@@ -274,15 +276,6 @@ fn shape_json(s: &Shape) -> Value {
     match s.dims() {
         None => Value::Null,
         Some(d) => json!(d),
-    }
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "OutOfRangeError" => Code::OutOfRange,
-        "InvalidArgumentError" | "TypeError" | "ValueError" => Code::InvalidArgument,
-        "DataLossError" => Code::DataLoss,
-        other => panic!("unexpected error class {other}"),
     }
 }
 

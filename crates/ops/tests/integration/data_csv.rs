@@ -12,6 +12,8 @@ use weir_session::Session;
 
 use crate::io_util::{run, TempDir};
 
+use crate::parsing_support::code_of;
+
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tfdata_csv")
 }
@@ -112,17 +114,6 @@ fn build(case: &Value) -> weir_graph::Result<weir_ops::data::Dataset> {
         b = b.exclude_cols(&cols);
     }
     b.build()
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "OutOfRangeError" => Code::OutOfRange,
-        "DataLossError" => Code::DataLoss,
-        "InvalidArgumentError" => Code::InvalidArgument,
-        "NotFoundError" => Code::NotFound,
-        "InternalError" => Code::Internal,
-        other => panic!("unexpected class {other}"),
-    }
 }
 
 /// Compares weir's error with TensorFlow's: the same code and message, except that weir's

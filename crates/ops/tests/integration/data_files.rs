@@ -12,6 +12,8 @@ use weir_session::Session;
 
 use crate::io_util::{run, TempDir};
 
+use crate::parsing_support::code_of;
+
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tfdata_files")
 }
@@ -88,17 +90,6 @@ fn build(case: &Value) -> Dataset {
         }
     }
     .unwrap()
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "OutOfRangeError" => Code::OutOfRange,
-        "DataLossError" => Code::DataLoss,
-        "InvalidArgumentError" => Code::InvalidArgument,
-        "NotFoundError" => Code::NotFound,
-        "InternalError" => Code::Internal,
-        other => panic!("unexpected class {other}"),
-    }
 }
 
 /// Compares weir's error with TensorFlow's. weir's reader messages start with TensorFlow's

@@ -18,6 +18,8 @@ use weir_ops::math::{add, cast, equal, greater, less, mul, sub, truediv};
 use weir_ops::string::string_join;
 use weir_session::{RunArgs, Session};
 
+use crate::parsing_support::code_of;
+
 /// How long any run in these tests may take before the test fails.
 const BOUND: Duration = Duration::from_secs(20);
 
@@ -371,14 +373,6 @@ fn shape_json(s: &Shape) -> Value {
     match s.dims() {
         None => Value::Null,
         Some(d) => json!(d),
-    }
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "OutOfRangeError" => Code::OutOfRange,
-        "InvalidArgumentError" | "TypeError" | "ValueError" => Code::InvalidArgument,
-        other => panic!("unexpected error class {other}"),
     }
 }
 

@@ -24,6 +24,8 @@ use weir_session::{RunArgs, Session};
 
 use crate::io_util::b64;
 
+use crate::parsing_support::code_of;
+
 /// How long any run in these tests may take before the test fails.
 const BOUND: Duration = Duration::from_secs(20);
 
@@ -296,15 +298,6 @@ fn spec_json(s: &ComponentSpec) -> Value {
     };
     let kind = if s.is_sparse() { "sparse" } else { "tensor" };
     json!({"kind": kind, "dtype": dtype, "shape": shape})
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "OutOfRangeError" => Code::OutOfRange,
-        "InvalidArgumentError" | "TypeError" | "ValueError" => Code::InvalidArgument,
-        "DataLossError" => Code::DataLoss,
-        other => panic!("unexpected error class {other}"),
-    }
 }
 
 fn check_error(name: &str, got: &Error, want: &Value) {

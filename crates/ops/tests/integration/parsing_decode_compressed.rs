@@ -14,6 +14,8 @@ use weir_session::{RunArgs, Session};
 
 use crate::io_util::{b64, shape_of, usizes};
 
+use crate::parsing_support::code_of;
+
 /// `n` bytes of the generator make_decode_compressed.py uses: x = x * 1103515245 + 12345
 /// (mod 2^32), each byte the top 8 bits.
 fn lcg_bytes(n: usize, seed: u32) -> Vec<u8> {
@@ -102,14 +104,6 @@ fn inputs_of(c: &Value) -> Vec<Vec<u8>> {
         data.truncate(cut as usize);
     }
     vec![data]
-}
-
-fn code_of(class: &str) -> Code {
-    match class {
-        "DataLossError" => Code::DataLoss,
-        "InvalidArgumentError" => Code::InvalidArgument,
-        other => panic!("unexpected TensorFlow error {other}"),
-    }
 }
 
 #[test]

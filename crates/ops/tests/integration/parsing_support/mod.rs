@@ -199,6 +199,7 @@ pub fn code_of(class: &str) -> Code {
         "OutOfRangeError" => Code::OutOfRange,
         "DataLossError" => Code::DataLoss,
         "NotFoundError" => Code::NotFound,
+        "InternalError" => Code::Internal,
         // Python's ValueError / TypeError at graph construction are builder errors.
         "ValueError" | "TypeError" => Code::InvalidArgument,
         other => panic!("unexpected fixture error class {other}"),
