@@ -128,10 +128,10 @@ pub mod prelude {
     };
     pub use weir_ops::parsing::{
         decode_compressed, decode_csv, decode_json_example, decode_raw, parse_example,
-        parse_single_example, parse_single_sequence_example, parse_tensor, serialize_tensor,
-        DecodeCompressed, DecodeCsv, DecodeJsonExample, DecodeRaw, Features, FixedLenFeature,
-        FixedLenSequenceFeature, ParseExample, ParsedFeatures, SparseFeature, SparseFeatureOutput,
-        VarLenFeature,
+        parse_sequence_example, parse_single_example, parse_single_sequence_example, parse_tensor,
+        serialize_tensor, DecodeCompressed, DecodeCsv, DecodeJsonExample, DecodeRaw, Features,
+        FixedLenFeature, FixedLenSequenceFeature, ParseExample, ParsedFeatures, SparseFeature,
+        SparseFeatureOutput, VarLenFeature,
     };
     pub use weir_ops::random::{
         multinomial, random_crop, random_normal, random_shuffle, random_uniform, truncated_normal,

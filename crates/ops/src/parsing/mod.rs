@@ -1,11 +1,12 @@
 //! Decoders: `decode_csv`, `decode_raw`, `decode_compressed`, and the `tf.train.Example` / `SequenceExample`
-//! parsers (`parse_example`, `parse_single_example`, `parse_single_sequence_example`), with
-//! TensorFlow's semantics and error texts.
+//! parsers (`parse_example`, `parse_single_example`, `parse_single_sequence_example`,
+//! `parse_sequence_example`), with TensorFlow's semantics and error texts.
 //!
 //! Each op has a graph builder and a pure function doing the kernel's work on tensors
 //! ([`decode_csv_tensors`], [`decode_raw_tensor`], [`parse_example_batch`],
-//! [`parse_single_example_tensors`], [`parse_sequence_example_tensors`]), usable without a
-//! session (benchmarks and fuzz targets call those).
+//! [`parse_single_example_tensors`], [`parse_sequence_example_tensors`],
+//! [`parse_sequence_example_batch`]), usable without a session (benchmarks and fuzz targets call
+//! those).
 
 mod csv;
 mod csv_record;
@@ -21,7 +22,9 @@ mod features;
 pub mod numbers;
 mod packed_varint;
 mod sequence;
+mod sequence_batch;
 mod sequence_ops;
+mod sequence_values;
 mod serialize_tensor;
 pub(crate) mod sparse_merge;
 mod wire;
@@ -43,6 +46,10 @@ pub use features::{
     SparseFeature, SparseFeatureOutput, VarLenFeature, FEATURE_TYPES,
 };
 pub use sequence::{parse_sequence_example_tensors, SequenceConfig, SequenceTensors};
+pub use sequence_batch::{
+    parse_sequence_example, parse_sequence_example_batch, ParseSequenceExample,
+    SequenceBatchTensors,
+};
 pub use sequence_ops::{parse_single_sequence_example, ParseSingleSequenceExample};
 pub use serialize_tensor::{parse_tensor, serialize_tensor};
 pub use sparse_merge::merge_sparse;
@@ -55,6 +62,7 @@ pub(crate) fn register_all_ops() {
     example_ops::register();
     example_v2::register();
     sparse_merge::register();
+    sequence_batch::register();
     sequence_ops::register();
     serialize_tensor::register();
 }

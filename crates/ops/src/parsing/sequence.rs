@@ -3,10 +3,14 @@
 //! TensorFlow's `FastParseSequenceExample` for one example.
 
 use bytes::Bytes;
-use weir_graph::{format_dims, DType, Error, Result, SparseTensor, Tensor};
+use weir_graph::{DType, Error, Result, SparseTensor, Tensor};
 
-use super::example::{kind_of, sequence_shape_string, with_value_type, ParsedTensors, Value};
+use super::example::{kind_of, with_value_type, ParsedTensors, Value};
 use super::features::{fixed_len_spec, var_len_dtype, DenseSpec, Feature, Features};
+use super::sequence_values::{
+    check_context_length, list_rows, push_context_dense, push_context_sparse, push_list_dense,
+    push_list_sparse,
+};
 use super::wire::{delimited_tag, fixed32_tag, varint_tag, Kind, Reader, Sink};
 
 /// A feature list of fixed-shape elements (`FixedLenSequenceFeature` in `sequence_features`).
@@ -116,7 +120,7 @@ fn field_number(k: Kind) -> u8 {
 /// One `Feature` of `dtype` at the reader (TensorFlow's `Parse{Bytes,Float,Int64}Feature`):
 /// the number of values, or `None` if it is not of that kind or malformed. When `counting`,
 /// a truncated bytes value still counts, as in TensorFlow's length pass.
-fn feature_values<T: Value>(
+pub(crate) fn feature_values<T: Value>(
     base: &Bytes,
     r: &mut Reader<'_>,
     sink: &mut impl Sink<T>,
@@ -184,17 +188,19 @@ fn feature_values<T: Value>(
 }
 
 /// `SkipEmptyFeature`: a 2-byte `Feature` holding an empty list of the right kind.
-fn skip_empty_feature(r: &mut Reader<'_>, dtype: DType) -> bool {
+pub(crate) fn skip_empty_feature(r: &mut Reader<'_>, dtype: DType) -> bool {
     r.expect_tag(delimited_tag(field_number(kind_of(dtype)))) && r.read_varint32() == Some(0)
 }
 
-/// Where each requested feature's serialized proto is, after the extraction pass.
-struct Protos {
-    ctx: Vec<Option<(usize, usize)>>,
-    fl: Vec<Option<(usize, usize)>>,
+/// Where each requested feature's serialized proto is, after the extraction pass: context
+/// features (dense, then sparse) and feature lists (dense, then sparse), in config order.
+pub(crate) struct Protos {
+    pub(crate) ctx: Vec<Option<(usize, usize)>>,
+    pub(crate) fl: Vec<Option<(usize, usize)>>,
 }
 
-fn extract(cfg: &SequenceConfig, buf: &[u8], name: &str) -> Result<Protos> {
+/// Finds the requested features of one serialized SequenceExample (`name` names it in errors).
+pub(crate) fn extract(cfg: &SequenceConfig, buf: &[u8], name: &str) -> Result<Protos> {
     let invalid = || {
         Error::invalid_argument(format!(
             "Invalid protocol message input, example id: {name}"
@@ -263,7 +269,7 @@ fn extract(cfg: &SequenceConfig, buf: &[u8], name: &str) -> Result<Protos> {
 }
 
 /// The number of values of a context feature, or `None` when it is not of `T`'s kind.
-fn context_len<T: Value>(base: &Bytes, proto: (usize, usize)) -> Option<usize> {
+pub(crate) fn context_len<T: Value>(base: &Bytes, proto: (usize, usize)) -> Option<usize> {
     if proto.0 == proto.1 {
         return Some(0);
     }
@@ -272,7 +278,7 @@ fn context_len<T: Value>(base: &Bytes, proto: (usize, usize)) -> Option<usize> {
 }
 
 /// Rows and total values of a feature list (`GetSequenceFeatureLengths`).
-fn list_lengths<T: Value>(
+pub(crate) fn list_lengths<T: Value>(
     base: &Bytes,
     proto: (usize, usize),
     dtype: DType,
@@ -317,36 +323,9 @@ fn context_dense<T: Value>(
     length: usize,
     name: &str,
 ) -> Result<Tensor> {
-    let n: usize = spec.shape.iter().product();
-    if length != n {
-        return Err(Error::invalid_argument(format!(
-            "Inconsistent max number of elements for feature {}: expected {n}, but found {length}",
-            spec.name
-        )));
-    }
-    let unexpected =
-        || Error::invalid_argument(format!("Unexpected number of elements in example {name}"));
-    let values: Vec<T> = match proto {
-        None => {
-            if default.num_elements() == 0 {
-                return Err(Error::invalid_argument(format!(
-                    "Feature: {} (data type: {}) is required but could not be found.",
-                    spec.name, spec.dtype
-                )));
-            }
-            default.to_vec::<T>()?
-        }
-        Some(p) if p.0 == p.1 => Vec::new(),
-        Some(p) => {
-            let mut v = Vec::new();
-            let mut r = Reader::new(base, p.0, p.1);
-            feature_values::<T>(base, &mut r, &mut v, false).ok_or_else(unexpected)?;
-            v
-        }
-    };
-    if values.len() != length {
-        return Err(unexpected());
-    }
+    check_context_length(spec, length)?;
+    let mut values: Vec<T> = Vec::new();
+    push_context_dense(spec, default, base, proto, length, name, &mut values)?;
     Tensor::from_vec(&spec.shape, values)
 }
 
@@ -356,14 +335,7 @@ fn context_sparse<T: Value>(
     key: &str,
 ) -> Result<SparseTensor> {
     let mut v: Vec<T> = Vec::new();
-    if let Some(p) = proto.filter(|p| p.0 != p.1) {
-        let mut r = Reader::new(base, p.0, p.1);
-        feature_values::<T>(base, &mut r, &mut v, false).ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "Unexpected total number of elements in feature {key}"
-            ))
-        })?;
-    }
+    push_context_sparse(base, proto, key, &mut v)?;
     let n = v.len();
     Ok(SparseTensor {
         indices: Tensor::from_vec(&[n, 1], (0..n as i64).collect())?,
@@ -379,56 +351,10 @@ fn list_dense<T: Value>(
     length: usize,
     name: &str,
 ) -> Result<Tensor> {
+    let max_rows = list_rows(spec, length)?;
     let stride: usize = spec.row.iter().product();
-    if (stride == 0 && length != 0) || (stride != 0 && length % stride != 0) {
-        return Err(Error::invalid_argument(format!(
-            "Feature list '{}' has an unexpected number of values.  Total values size: {length} is not consistent with output shape: {}",
-            spec.name,
-            sequence_shape_string(&spec.row)
-        )));
-    }
-    let max_rows = length.checked_div(stride).unwrap_or(0);
-    let bad = || {
-        Error::invalid_argument(format!(
-            "Error in sequence feature {} in example {name}",
-            spec.name
-        ))
-    };
     let mut values: Vec<T> = Vec::with_capacity(length.min(1 << 20));
-    match proto {
-        None if !spec.allow_missing => {
-            return Err(Error::invalid_argument(format!(
-                "Name: {name}, Feature list '{}' is required but could not be found.  Did you mean to include it in feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?",
-                spec.name
-            )))
-        }
-        None => {}
-        Some(p) => {
-            let mut r = Reader::new(base, p.0, p.1);
-            let mut rows = 0usize;
-            while !r.at_end() {
-                if !r.expect_tag(delimited_tag(1)) {
-                    return Err(bad());
-                }
-                let fl = r.read_varint32().ok_or_else(bad)?;
-                let old = r.push_limit(fl);
-                let added = if fl > 2 {
-                    feature_values::<T>(base, &mut r, &mut values, false).ok_or_else(bad)?
-                } else {
-                    0
-                };
-                if added != stride {
-                    return Err(Error::invalid_argument(format!(
-                        "Name: {name}, Key: {}, Index: {rows}.  Number of values != expected.  values size: {added} but output shape: {}",
-                        spec.name,
-                        format_dims(&spec.row)
-                    )));
-                }
-                rows += 1;
-                r.pop_limit(old);
-            }
-        }
-    }
+    push_list_dense(spec, base, proto, name, &mut values)?;
     values.resize(max_rows * stride, T::zero());
     let mut shape = vec![max_rows];
     shape.extend_from_slice(&spec.row);
@@ -442,38 +368,18 @@ fn list_sparse<T: Value>(
     key: &str,
     name: &str,
 ) -> Result<SparseTensor> {
-    let bad =
-        || Error::invalid_argument(format!("Error in sequence feature {key} in example {name}"));
     let mut values: Vec<T> = Vec::new();
     let mut indices: Vec<i64> = Vec::new();
-    let (mut rows, mut max_cols) = (0usize, 0usize);
-    if let Some(p) = proto.filter(|p| p.0 != p.1) {
-        let mut r = Reader::new(base, p.0, p.1);
-        while !r.at_end() {
-            if !r.expect_tag(delimited_tag(1)) {
-                return Err(bad());
-            }
-            let fl = r.read_varint32().ok_or_else(bad)?;
-            if fl > 2 {
-                let old = r.push_limit(fl);
-                let added =
-                    feature_values::<T>(base, &mut r, &mut values, false).ok_or_else(bad)?;
-                max_cols = max_cols.max(added);
-                for i in 0..added {
-                    indices.push(rows as i64);
-                    indices.push(i as i64);
-                }
-                r.pop_limit(old);
-            } else if fl == 2 {
-                if !skip_empty_feature(&mut r, dtype) {
-                    return Err(bad());
-                }
-            } else if fl != 0 {
-                return Err(bad());
-            }
-            rows += 1;
-        }
-    }
+    let (rows, max_cols) = push_list_sparse(
+        base,
+        proto,
+        dtype,
+        key,
+        name,
+        None,
+        &mut values,
+        &mut indices,
+    )?;
     let n = values.len();
     Ok(SparseTensor {
         indices: Tensor::from_vec(&[n, 2], indices)?,

@@ -4,7 +4,7 @@ use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape, Tensor,
+    OpBuilder, OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
 use super::features::{DenseSpec, Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput};
@@ -87,72 +87,18 @@ impl ParseSingleSequenceExample {
             .iter()
             .map(|d| crate::array::constant(&g, d.default.clone()))
             .collect::<Result<Vec<_>>>()?;
-        let strs = |v: Vec<&String>| v.into_iter().cloned().collect::<Vec<String>>();
-        let op = crate::new_op(&g, "ParseSingleSequenceExample")
-            .maybe_name(self.name.as_deref())
-            .input(&serialized)
-            .inputs(defaults.iter())
-            .attr("Ncontext_sparse", cfg.ctx_sparse.len())
-            .attr(
-                "context_sparse_keys",
-                strs(cfg.ctx_sparse.iter().map(|s| &s.0).collect()),
-            )
-            .attr(
-                "context_sparse_types",
-                cfg.ctx_sparse.iter().map(|s| s.1).collect::<Vec<_>>(),
-            )
-            .attr(
-                "context_dense_keys",
-                strs(cfg.ctx_dense.iter().map(|d| &d.name).collect()),
-            )
-            .attr(
-                "Tcontext_dense",
-                cfg.ctx_dense.iter().map(|d| d.dtype).collect::<Vec<_>>(),
-            )
-            .attr(
-                "context_dense_shapes",
-                cfg.ctx_dense
-                    .iter()
-                    .map(|d| Shape::known(&d.shape))
-                    .collect::<Vec<_>>(),
-            )
-            .attr("Nfeature_list_sparse", cfg.fl_sparse.len())
-            .attr(
-                "feature_list_sparse_keys",
-                strs(cfg.fl_sparse.iter().map(|s| &s.0).collect()),
-            )
-            .attr(
-                "feature_list_sparse_types",
-                cfg.fl_sparse.iter().map(|s| s.1).collect::<Vec<_>>(),
-            )
-            .attr(
-                "feature_list_dense_keys",
-                strs(cfg.fl_dense.iter().map(|d| &d.name).collect()),
-            )
-            .attr(
-                "feature_list_dense_types",
-                cfg.fl_dense.iter().map(|d| d.dtype).collect::<Vec<_>>(),
-            )
-            .attr(
-                "feature_list_dense_shapes",
-                cfg.fl_dense
-                    .iter()
-                    .map(|d| Shape::known(&d.row))
-                    .collect::<Vec<_>>(),
-            )
-            .attr(
-                "feature_list_dense_missing_assumed_empty",
-                cfg.fl_dense
-                    .iter()
-                    .filter(|d| d.allow_missing)
-                    .map(|d| d.name.clone())
-                    .collect::<Vec<_>>(),
-            )
-            .attr(
-                "example_name",
-                self.example_name.unwrap_or_else(|| "<unknown>".into()),
-            )
-            .build()?;
+        let op = config_attrs(
+            crate::new_op(&g, "ParseSingleSequenceExample")
+                .maybe_name(self.name.as_deref())
+                .input(&serialized)
+                .inputs(defaults.iter()),
+            &cfg,
+        )
+        .attr(
+            "example_name",
+            self.example_name.unwrap_or_else(|| "<unknown>".into()),
+        )
+        .build()?;
         let layout = Layout::of(&cfg);
         let sparse = |base: usize, n: usize, i: usize| -> Result<ParsedFeature> {
             Ok(ParsedFeature::Sparse(SparseFeatureOutput {
@@ -185,6 +131,68 @@ impl ParseSingleSequenceExample {
         }
         Ok((ctx, seq))
     }
+}
+
+/// Sets the attrs describing `cfg` (keys, types and shapes of each feature group), shared with
+/// `ParseSequenceExampleV2`.
+pub(super) fn config_attrs(op: OpBuilder, cfg: &SequenceConfig) -> OpBuilder {
+    let strs = |v: Vec<&String>| v.into_iter().cloned().collect::<Vec<String>>();
+    op.attr("Ncontext_sparse", cfg.ctx_sparse.len())
+        .attr(
+            "context_sparse_keys",
+            strs(cfg.ctx_sparse.iter().map(|s| &s.0).collect()),
+        )
+        .attr(
+            "context_sparse_types",
+            cfg.ctx_sparse.iter().map(|s| s.1).collect::<Vec<_>>(),
+        )
+        .attr(
+            "context_dense_keys",
+            strs(cfg.ctx_dense.iter().map(|d| &d.name).collect()),
+        )
+        .attr(
+            "Tcontext_dense",
+            cfg.ctx_dense.iter().map(|d| d.dtype).collect::<Vec<_>>(),
+        )
+        .attr(
+            "context_dense_shapes",
+            cfg.ctx_dense
+                .iter()
+                .map(|d| Shape::known(&d.shape))
+                .collect::<Vec<_>>(),
+        )
+        .attr("Nfeature_list_sparse", cfg.fl_sparse.len())
+        .attr(
+            "feature_list_sparse_keys",
+            strs(cfg.fl_sparse.iter().map(|s| &s.0).collect()),
+        )
+        .attr(
+            "feature_list_sparse_types",
+            cfg.fl_sparse.iter().map(|s| s.1).collect::<Vec<_>>(),
+        )
+        .attr(
+            "feature_list_dense_keys",
+            strs(cfg.fl_dense.iter().map(|d| &d.name).collect()),
+        )
+        .attr(
+            "feature_list_dense_types",
+            cfg.fl_dense.iter().map(|d| d.dtype).collect::<Vec<_>>(),
+        )
+        .attr(
+            "feature_list_dense_shapes",
+            cfg.fl_dense
+                .iter()
+                .map(|d| Shape::known(&d.row))
+                .collect::<Vec<_>>(),
+        )
+        .attr(
+            "feature_list_dense_missing_assumed_empty",
+            cfg.fl_dense
+                .iter()
+                .filter(|d| d.allow_missing)
+                .map(|d| d.name.clone())
+                .collect::<Vec<_>>(),
+        )
 }
 
 /// Where each group of outputs starts.
@@ -277,6 +285,14 @@ impl Kernel for SequenceKernel {
 }
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
+    Ok(Box::new(SequenceKernel {
+        cfg: config_of(node)?,
+        example_name: node.attr("example_name")?,
+    }))
+}
+
+/// The features a node's attrs (set by [`config_attrs`]) describe.
+pub(super) fn config_of(node: &Node) -> Result<SequenceConfig> {
     let known = |s: &Shape, key: &str| -> Result<Vec<usize>> {
         s.to_known().ok_or_else(|| {
             Error::invalid_argument(format!("Shape of feature {key} is not fully defined"))
@@ -314,15 +330,12 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         let types: Vec<DType> = node.attr(t)?;
         Ok(keys.into_iter().zip(types).collect())
     };
-    Ok(Box::new(SequenceKernel {
-        cfg: SequenceConfig {
-            ctx_dense,
-            ctx_sparse: pairs("context_sparse_keys", "context_sparse_types")?,
-            fl_dense,
-            fl_sparse: pairs("feature_list_sparse_keys", "feature_list_sparse_types")?,
-        },
-        example_name: node.attr("example_name")?,
-    }))
+    Ok(SequenceConfig {
+        ctx_dense,
+        ctx_sparse: pairs("context_sparse_keys", "context_sparse_types")?,
+        fl_dense,
+        fl_sparse: pairs("feature_list_sparse_keys", "feature_list_sparse_types")?,
+    })
 }
 
 pub(super) fn register() {

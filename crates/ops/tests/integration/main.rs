@@ -66,6 +66,7 @@ mod nn_conv;
 mod nn_extras;
 mod nn_pool_avg;
 mod nn_top_k;
+mod parse_sequence_batch;
 mod parsing_decode_compressed;
 mod parsing_decode_json_example;
 mod parsing_ops;

@@ -1,0 +1,355 @@
+//! The `parse_sequence_example` builder (`tf.io.parse_sequence_example`) and its op: a batch of
+//! serialized `tf.train.SequenceExample`s parsed into context features, padded feature lists
+//! and the length of each dense feature list.
+//!
+//! The op is TensorFlow's `ParseSequenceExample` (the form TensorFlow 1.13 wrote, still
+//! registered in 2.21), whose feature keys, types and shapes are attrs, so a graph with it
+//! exports to TensorFlow as it is; TensorFlow 2's Python writes `ParseSequenceExampleV2`, which
+//! takes the keys as string inputs and has the same outputs. A scalar `serialized` is parsed as
+//! one example without a batch dimension, as the V2 op does.
+
+mod parse;
+
+use bytes::Bytes;
+use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::{
+    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
+    OpContext, OpDef, Output, Result, Shape, Tensor,
+};
+
+pub use parse::{parse_sequence_example_batch, SequenceBatchTensors};
+
+use super::features::{Feature, Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput};
+use super::sequence::SequenceConfig;
+use super::sequence_ops::{config_attrs, config_of};
+
+/// `tf.io.parse_sequence_example(serialized, context_features, sequence_features)`: returns
+/// `(context, feature_lists, feature_list_lengths)` (op `ParseSequenceExample`).
+///
+/// ```
+/// use weir_graph::{DType, Graph, Shape};
+/// use weir_ops::parsing::{parse_sequence_example, Features, FixedLenFeature,
+///     FixedLenSequenceFeature, VarLenFeature};
+/// let g = Graph::new();
+/// let records = weir_ops::array::placeholder(&g, DType::String, Shape::new(vec![Some(4)]))?;
+/// let (ctx, seq, lengths) = parse_sequence_example(
+///     &records,
+///     &Features::new().add("label", FixedLenFeature::new(&[], DType::I64)),
+///     &Features::new()
+///         .add("vecs", FixedLenSequenceFeature::new(&[2], DType::F32))
+///         .add("tokens", VarLenFeature::new(DType::I64)),
+/// )?;
+/// assert_eq!(ctx.dense("label")?.shape().to_string(), "[4]");
+/// assert_eq!(seq.dense("vecs")?.shape().to_string(), "[4,?,2]");
+/// assert_eq!(lengths.dense("vecs")?.shape().to_string(), "[4]");
+/// assert_eq!(seq.sparse("tokens")?.dense_shape.shape().to_string(), "[3]");
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn parse_sequence_example(
+    serialized: impl Into<Output>,
+    context_features: &Features,
+    sequence_features: &Features,
+) -> Result<(ParsedFeatures, ParsedFeatures, ParsedFeatures)> {
+    ParseSequenceExample::new().build(serialized, context_features, sequence_features)
+}
+
+/// The options of `tf.io.parse_sequence_example(serialized, context_features=None,
+/// sequence_features=None, example_names=None, name=None)` (op `ParseSequenceExample`).
+#[derive(Clone, Debug, Default)]
+pub struct ParseSequenceExample {
+    example_names: Option<Output>,
+    name: Option<String>,
+}
+
+impl ParseSequenceExample {
+    /// TensorFlow's defaults: no example names (`<unknown>` in messages).
+    pub fn new() -> ParseSequenceExample {
+        ParseSequenceExample::default()
+    }
+
+    /// A string vector naming each example in error messages.
+    pub fn example_names(mut self, names: impl Into<Output>) -> ParseSequenceExample {
+        self.example_names = Some(names.into());
+        self
+    }
+
+    /// The node's name.
+    pub fn name(mut self, n: &str) -> ParseSequenceExample {
+        self.name = Some(n.to_string());
+        self
+    }
+
+    /// Adds the node; returns `(context, feature_lists, feature_list_lengths)`, the last with
+    /// an int64 `[B]` tensor per `FixedLenSequenceFeature`.
+    pub fn build(
+        self,
+        serialized: impl Into<Output>,
+        context_features: &Features,
+        sequence_features: &Features,
+    ) -> Result<(ParsedFeatures, ParsedFeatures, ParsedFeatures)> {
+        let serialized = serialized.into();
+        if context_features.is_empty() && sequence_features.is_empty() {
+            return Err(Error::invalid_argument(
+                "Both `context_features` and `sequence_features` argument are None, but at least one should have values.",
+            ));
+        }
+        for (k, f) in &sequence_features.map {
+            if let Feature::FixedLenSequence(f) = f {
+                if f.default.is_some() {
+                    return Err(Error::invalid_argument(format!(
+                        "Value feature_list.dense_defaults[{k}] must be None"
+                    )));
+                }
+            }
+        }
+        let cfg = SequenceConfig::new(context_features, sequence_features)?;
+        if serialized.dtype() != DType::String {
+            return Err(Error::invalid_argument(format!(
+                "Input serialized must be a string tensor, got {}",
+                serialized.dtype()
+            )));
+        }
+        let g = serialized.graph().clone();
+        let names = match self.example_names {
+            Some(n) => n,
+            None => crate::array::constant(&g, Tensor::from(Vec::<Bytes>::new()))?,
+        };
+        let defaults = cfg
+            .ctx_dense
+            .iter()
+            .map(|d| crate::array::constant(&g, d.default.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        let op = config_attrs(
+            crate::new_op(&g, "ParseSequenceExample")
+                .maybe_name(self.name.as_deref())
+                .input(&serialized)
+                .input(&names)
+                .inputs(defaults.iter()),
+            &cfg,
+        )
+        .attr("Ncontext_dense", cfg.ctx_dense.len())
+        .attr("Nfeature_list_dense", cfg.fl_dense.len())
+        .build()?;
+        let l = Layout::of(&cfg);
+        let sparse = |base: usize, n: usize, i: usize| -> Result<ParsedFeature> {
+            Ok(ParsedFeature::Sparse(SparseFeatureOutput {
+                indices: op.output(base + i)?,
+                values: op.output(base + n + i)?,
+                dense_shape: op.output(base + 2 * n + i)?,
+            }))
+        };
+        let mut ctx = ParsedFeatures::default();
+        for (i, d) in cfg.ctx_dense.iter().enumerate() {
+            let o = op.output(l.ctx_dense + i)?;
+            ctx.map.insert(d.name.clone(), ParsedFeature::Dense(o));
+        }
+        for (i, (k, _)) in cfg.ctx_sparse.iter().enumerate() {
+            ctx.map
+                .insert(k.clone(), sparse(0, cfg.ctx_sparse.len(), i)?);
+        }
+        let mut seq = ParsedFeatures::default();
+        let mut lengths = ParsedFeatures::default();
+        for (i, d) in cfg.fl_dense.iter().enumerate() {
+            let o = op.output(l.fl_dense + i)?;
+            seq.map.insert(d.name.clone(), ParsedFeature::Dense(o));
+            let o = op.output(l.lengths + i)?;
+            lengths.map.insert(d.name.clone(), ParsedFeature::Dense(o));
+        }
+        for (i, (k, _)) in cfg.fl_sparse.iter().enumerate() {
+            seq.map
+                .insert(k.clone(), sparse(l.fl_sparse, cfg.fl_sparse.len(), i)?);
+        }
+        Ok((ctx, seq, lengths))
+    }
+}
+
+/// Where each group of outputs starts: context sparse (indices, values, shapes) at 0, then
+/// context dense, feature list sparse, feature list dense and their lengths.
+struct Layout {
+    ctx_dense: usize,
+    fl_sparse: usize,
+    fl_dense: usize,
+    lengths: usize,
+}
+
+impl Layout {
+    fn of(cfg: &SequenceConfig) -> Layout {
+        Layout::from_counts(
+            cfg.ctx_sparse.len(),
+            cfg.ctx_dense.len(),
+            cfg.fl_sparse.len(),
+            cfg.fl_dense.len(),
+        )
+    }
+
+    fn from_counts(
+        ctx_sparse: usize,
+        ctx_dense: usize,
+        fl_sparse: usize,
+        fl_dense: usize,
+    ) -> Layout {
+        let fl_sparse_at = 3 * ctx_sparse + ctx_dense;
+        let fl_dense_at = fl_sparse_at + 3 * fl_sparse;
+        Layout {
+            ctx_dense: 3 * ctx_sparse,
+            fl_sparse: fl_sparse_at,
+            fl_dense: fl_dense_at,
+            lengths: fl_dense_at + fl_dense,
+        }
+    }
+}
+
+/// TensorFlow's shape function: `serialized` of rank at most 1 sets the batch prefix of every
+/// output (sparse ranks are its rank plus 1 for context and plus 2 for feature lists).
+fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    let input = ctx.input_shape(0).clone();
+    for i in 0..2 {
+        if let Some(r) = ctx.input_shape(i).rank().filter(|&r| r > 1) {
+            return Err(Error::invalid_argument(format!(
+                "Shape must be at most rank 1 but is rank {r}"
+            )));
+        }
+    }
+    let a = ctx.attr::<Vec<DType>>("context_sparse_types")?.len();
+    let cshapes: Vec<Shape> = ctx.attr("context_dense_shapes")?;
+    let c = ctx.attr::<Vec<DType>>("feature_list_sparse_types")?.len();
+    let fshapes: Vec<Shape> = ctx.attr("feature_list_dense_shapes")?;
+    let l = Layout::from_counts(a, cshapes.len(), c, fshapes.len());
+    let sparse = |ctx: &mut InferenceContext<'_>, base: usize, n: usize, delta: usize| {
+        let rank = input.rank().map(|r| r + delta);
+        for i in 0..n {
+            ctx.set_output(base + i, Shape::new(vec![None, rank]));
+            ctx.set_output(base + n + i, Shape::new(vec![None]));
+            ctx.set_output(base + 2 * n + i, Shape::new(vec![rank]));
+        }
+    };
+    sparse(ctx, 0, a, 1);
+    for (i, s) in cshapes.iter().enumerate() {
+        ctx.set_output(l.ctx_dense + i, input.concatenate(s));
+    }
+    sparse(ctx, l.fl_sparse, c, 2);
+    let prefix = input.concatenate(&Shape::new(vec![None]));
+    for (i, s) in fshapes.iter().enumerate() {
+        ctx.set_output(l.fl_dense + i, prefix.concatenate(s));
+        ctx.set_output(l.lengths + i, input.clone());
+    }
+    Ok(())
+}
+
+struct SequenceBatchKernel {
+    cfg: SequenceConfig,
+}
+
+impl Kernel for SequenceBatchKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let ser = ctx.input(0);
+        if ser.rank() > 1 {
+            return Err(Error::invalid_argument(format!(
+                "Expected serialized to be a scalar or vector, got shape: {}",
+                format_dims(ser.shape())
+            )));
+        }
+        let defaults = &ctx.inputs()[2..];
+        for (d, (spec, t)) in self.cfg.ctx_dense.iter().zip(defaults).enumerate() {
+            if t.num_elements() > 0 && t.shape() != &spec.shape[..] {
+                return Err(Error::invalid_argument(format!(
+                    "default_value[{d}].shape() == {} != context_dense_shapes[{d}] == {}",
+                    format_dims(t.shape()),
+                    format_dims(&spec.shape)
+                )));
+            }
+        }
+        let out = parse_sequence_example_batch(
+            &self.cfg,
+            defaults,
+            ser.as_slice::<Bytes>()?,
+            ctx.input(1).as_slice::<Bytes>()?,
+            ser.rank() == 1,
+        )?;
+        let l = Layout::of(&self.cfg);
+        let a = out.context.sparse.len();
+        for (i, sp) in out.context.sparse.into_iter().enumerate() {
+            ctx.set_output(i, sp.indices);
+            ctx.set_output(a + i, sp.values);
+            ctx.set_output(2 * a + i, sp.dense_shape);
+        }
+        for (i, t) in out.context.dense.into_iter().enumerate() {
+            ctx.set_output(l.ctx_dense + i, t);
+        }
+        let c = out.feature_lists.sparse.len();
+        for (i, sp) in out.feature_lists.sparse.into_iter().enumerate() {
+            ctx.set_output(l.fl_sparse + i, sp.indices);
+            ctx.set_output(l.fl_sparse + c + i, sp.values);
+            ctx.set_output(l.fl_sparse + 2 * c + i, sp.dense_shape);
+        }
+        for (i, t) in out.feature_lists.dense.into_iter().enumerate() {
+            ctx.set_output(l.fl_dense + i, t);
+        }
+        for (i, t) in out.lengths.into_iter().enumerate() {
+            ctx.set_output(l.lengths + i, t);
+        }
+        Ok(())
+    }
+
+    fn is_expensive(&self) -> bool {
+        true
+    }
+}
+
+fn make(node: &Node) -> Result<Box<dyn Kernel>> {
+    Ok(Box::new(SequenceBatchKernel {
+        cfg: config_of(node)?,
+    }))
+}
+
+pub(super) fn register() {
+    let i64s = |count| ArgType::RepeatedFixed {
+        count,
+        dtype: DType::I64,
+    };
+    register_op(
+        OpDef::new("ParseSequenceExample")
+            .input("serialized", ArgType::Fixed(DType::String))
+            .input("debug_name", ArgType::Fixed(DType::String))
+            .input("context_dense_defaults", ArgType::List("Tcontext_dense"))
+            .output("context_sparse_indices", i64s("Ncontext_sparse"))
+            .output(
+                "context_sparse_values",
+                ArgType::List("context_sparse_types"),
+            )
+            .output("context_sparse_shapes", i64s("Ncontext_sparse"))
+            .output("context_dense_values", ArgType::List("Tcontext_dense"))
+            .output("feature_list_sparse_indices", i64s("Nfeature_list_sparse"))
+            .output(
+                "feature_list_sparse_values",
+                ArgType::List("feature_list_sparse_types"),
+            )
+            .output("feature_list_sparse_shapes", i64s("Nfeature_list_sparse"))
+            .output(
+                "feature_list_dense_values",
+                ArgType::List("feature_list_dense_types"),
+            )
+            .output("feature_list_dense_lengths", i64s("Nfeature_list_dense"))
+            .attr("Ncontext_sparse", AttrKind::Int, None)
+            .attr("context_sparse_keys", AttrKind::Strs, None)
+            .attr("context_sparse_types", AttrKind::Types, None)
+            .attr("context_dense_keys", AttrKind::Strs, None)
+            .attr("Ncontext_dense", AttrKind::Int, None)
+            .attr("Tcontext_dense", AttrKind::Types, None)
+            .attr("context_dense_shapes", AttrKind::Shapes, None)
+            .attr("Nfeature_list_sparse", AttrKind::Int, None)
+            .attr("Nfeature_list_dense", AttrKind::Int, None)
+            .attr("feature_list_sparse_keys", AttrKind::Strs, None)
+            .attr("feature_list_sparse_types", AttrKind::Types, None)
+            .attr("feature_list_dense_keys", AttrKind::Strs, None)
+            .attr("feature_list_dense_types", AttrKind::Types, None)
+            .attr("feature_list_dense_shapes", AttrKind::Shapes, None)
+            .attr(
+                "feature_list_dense_missing_assumed_empty",
+                AttrKind::Strs,
+                Some(AttrValue::Strs(Vec::new())),
+            )
+            .shape_fn(shape_fn),
+    );
+    register_kernel("ParseSequenceExample", make);
+}
