@@ -199,6 +199,72 @@ fn an_empty_file_list_fails_the_producers_assert_with_tensorflows_message() -> R
     Ok(())
 }
 
+/// TensorFlow 2's `tf.io.parse_sequence_example` of a batch (`ParseSequenceExampleV2`, keys as
+/// inputs; tests/data/tf_graphs/make_sequence_batch.py) imports as weir's batched parser and
+/// gives TensorFlow's values, padding and lengths.
+#[test]
+fn a_batched_parse_sequence_example_imports_and_parses_as_tensorflow_did() -> Result<()> {
+    let want: Json =
+        serde_json::from_str(&std::fs::read_to_string(data("parse_sequence_batch.json")).unwrap())
+            .unwrap();
+    let def =
+        GraphDef::decode(&std::fs::read(data("parse_sequence_batch.pb")).unwrap()[..]).unwrap();
+    assert!(def.node.iter().any(|n| n.op == "ParseSequenceExampleV2"));
+    let g = Graph::new();
+    import_graph_def(&g, &ImportGraphDef::new(&def).name(""))?;
+    let examples: Vec<Bytes> = want["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let bytes: Vec<u8> = e
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_u64().unwrap() as u8)
+                .collect();
+            Bytes::from(bytes)
+        })
+        .collect();
+    let keys = [
+        "len",
+        "tags_indices",
+        "tags_shape",
+        "vecs",
+        "vecs_length",
+        "toks_indices",
+        "toks_values",
+        "toks_shape",
+    ];
+    let mut args = RunArgs::new().feed(g.tensor_by_name("serialized:0")?, Tensor::from(examples));
+    for k in keys.iter().chain(&["tags_values"]) {
+        args = args.fetch(g.tensor_by_name(s(&want["names"], k))?);
+    }
+    let out = Session::new(&g)?.run(&args)?;
+    for (k, t) in keys.iter().zip(&out) {
+        let tf = &want["got"][*k];
+        let dims: Vec<usize> = want["shapes"][*k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(t.shape(), &dims[..], "{k}");
+        match t.dtype() {
+            DType::F32 => assert_eq!(t.to_vec::<f32>()?, f32s(tf), "{k}"),
+            _ => assert_eq!(t.to_vec::<i64>()?, i64s(tf), "{k}"),
+        }
+    }
+    let tags: Vec<String> = want["got"]["tags_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(out[keys.len()].to_strings()?, tags);
+    Ok(())
+}
+
 #[test]
 fn parsers_with_keys_as_inputs_import_as_weirs_and_parse_as_tensorflow_did() -> Result<()> {
     let all: Json =

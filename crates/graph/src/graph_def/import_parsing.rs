@@ -1,7 +1,7 @@
 //! TensorFlow's Example parsers whose feature keys are inputs (`ParseExample` as TensorFlow 1.x
-//! writes it, `ParseSingleSequenceExample`, and TensorFlow 2's `ParseSequenceExampleV2` of one
-//! example), read as weir's forms of the same ops, which name the keys in attributes. The keys
-//! must be constants, as TensorFlow's Python writes them.
+//! writes it, `ParseSingleSequenceExample`, and TensorFlow 2's `ParseSequenceExampleV2`, read
+//! as TensorFlow 1.13's `ParseSequenceExample`), read as weir's forms of the same ops, which
+//! name the keys in attributes. The keys must be constants, as TensorFlow's Python writes them.
 
 use std::collections::HashMap;
 
@@ -176,11 +176,11 @@ pub(super) fn weir_form(
                 attrs,
             }))
         }
-        // TensorFlow 2's parse_single_sequence_example: serialized, debug_name, then key
-        // vectors (context sparse, dense, ragged; feature-list sparse, dense, ragged), the
-        // dense features assumed empty when missing, the context defaults. Without ragged
-        // features its outputs are weir's, followed by the dense feature lists' lengths, which
-        // weir's op does not produce.
+        // TensorFlow 2's parse_single_sequence_example and parse_sequence_example: serialized,
+        // debug_name, then key vectors (context sparse, dense, ragged; feature-list sparse,
+        // dense, ragged), the dense features assumed empty when missing, the context defaults.
+        // Without ragged features its outputs are those of TensorFlow 1.13's
+        // ParseSequenceExample, weir's batched sequence parser, which also parses a scalar.
         "ParseSequenceExampleV2" => {
             let ragged = |k: &str| match n.attr.get(k).and_then(|a| a.value.as_ref()) {
                 Some(Value::List(l)) => !l.r#type.is_empty(),
@@ -214,11 +214,21 @@ pub(super) fn weir_form(
                 "feature_list_dense_missing_assumed_empty".into(),
                 strs(missing),
             ));
-            attrs.push(example_name(n, 1, by_name)?);
+            attrs.extend(copy(&["Nfeature_list_dense"]));
+            let context_dense = match n.attr.get("Tcontext_dense").and_then(|a| a.value.as_ref()) {
+                Some(Value::List(l)) => l.r#type.len(),
+                _ => 0,
+            };
+            attrs.push((
+                "Ncontext_dense".into(),
+                AttrValueProto {
+                    value: Some(Value::I(context_dense as i64)),
+                },
+            ));
             let data_inputs = n.input.iter().filter(|i| !i.starts_with('^')).count();
-            let keep = std::iter::once(0).chain(9..data_inputs).collect();
+            let keep = [0, 1].into_iter().chain(9..data_inputs).collect();
             Ok(Some(WeirForm {
-                op: "ParseSingleSequenceExample",
+                op: "ParseSequenceExample",
                 keep,
                 attrs,
             }))
