@@ -138,7 +138,12 @@ pub mod prelude {
         RandomNormal, RandomUniform, TruncatedNormal,
     };
     pub use weir_ops::sparse::{
-        sparse_concat, sparse_reshape, sparse_tensor_to_dense, sparse_to_dense, SparseOutput,
+        sparse_add, sparse_concat, sparse_dense_cwise_add, sparse_dense_cwise_div,
+        sparse_dense_cwise_mul, sparse_fill_empty_rows, sparse_maximum, sparse_minimum,
+        sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse,
+        sparse_reset_shape, sparse_reshape, sparse_retain, sparse_slice, sparse_softmax,
+        sparse_split, sparse_tensor_dense_add, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+        sparse_to_dense, sparse_to_indicator, sparse_transpose, SparseOutput,
     };
     pub use weir_ops::state::{
         global_variables, global_variables_initializer, local_variables,

@@ -10,6 +10,7 @@ mod concurrency;
 mod cond;
 mod digits_pipeline;
 mod digits_rnn;
+mod digits_sparse;
 mod digits_tfdata;
 mod graph;
 mod graph_def;

@@ -5,6 +5,18 @@
 //! (`SerializeSparse`), `tf.io.serialize_many_sparse` (`SerializeManySparse`),
 //! `DeserializeSparse` and `tf.io.deserialize_many_sparse` (`DeserializeManySparse`).
 //!
+//! Arithmetic: `tf.sparse.sparse_dense_matmul` (`SparseTensorDenseMatMul`), `sp * dense` and
+//! `sp / dense` (`SparseDenseCwiseMul`, `SparseDenseCwiseDiv`, and `SparseDenseCwiseAdd`),
+//! `tf.sparse.add` (`SparseTensorDenseAdd`, `SparseAdd`, with `SparseAddGrad`), and
+//! `tf.sparse.reduce_sum` / `tf.sparse.reduce_max` (`SparseReduceSum`, `SparseReduceMax` and
+//! their `...Sparse` forms), with TensorFlow's float summation order.
+//!
+//! Structure: `tf.sparse.fill_empty_rows` (`SparseFillEmptyRows`), `tf.sparse.slice`
+//! (`SparseSlice`), `tf.sparse.split` (`SparseSplit`), `tf.sparse.softmax` (`SparseSoftmax`),
+//! `tf.sparse.maximum` / `tf.sparse.minimum` (`SparseSparseMaximum`, `SparseSparseMinimum`), and
+//! the Python-built `tf.sparse.retain`, `tf.sparse.transpose`, `tf.sparse.to_indicator` and
+//! `tf.sparse.reset_shape`.
+//!
 //! A sparse tensor in a graph is three outputs, grouped as a [`SparseOutput`]; `string_split`
 //! and the parsing ops return one. A run fetches the three tensors, and
 //! [`SparseTensor::new`](weir_graph::SparseTensor::new) assembles the value:
@@ -25,32 +37,71 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
+mod add;
+mod arith;
+mod checks;
 mod concat;
+mod cwise;
+mod dense_matmul;
+mod fill_empty_rows;
+mod indicator;
+mod minmax;
+mod reduce;
 mod reorder;
+mod reset_shape;
 mod reshape;
+mod retain;
 pub(crate) mod serialize;
+mod slice;
+mod softmax;
+mod split;
 mod tensors_map;
 mod to_dense;
+mod transpose;
 
+pub use add::{sparse_add, sparse_add_grad, sparse_tensor_dense_add};
 pub use concat::sparse_concat;
+pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
+pub use dense_matmul::sparse_tensor_dense_matmul;
+pub use fill_empty_rows::sparse_fill_empty_rows;
+pub use indicator::sparse_to_indicator;
+pub use minmax::{sparse_maximum, sparse_minimum};
+pub use reduce::{
+    sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse,
+};
 pub use reorder::sparse_reorder;
+pub use reset_shape::sparse_reset_shape;
 pub use reshape::{sparse_reshape, sparse_reshape_tensor};
+pub use retain::sparse_retain;
 pub use serialize::{
     deserialize_many_sparse, deserialize_sparse, serialize_many_sparse, serialize_sparse,
 };
+pub use slice::sparse_slice;
+pub use softmax::sparse_softmax;
+pub use split::sparse_split;
 pub use tensors_map::{
     add_many_sparse_to_tensors_map, add_sparse_to_tensors_map, take_many_sparse_from_tensors_map,
 };
 pub use to_dense::{sparse_tensor_to_dense, sparse_to_dense, SparseToDense};
+pub use transpose::sparse_transpose;
 
 use weir_graph::{DType, Error, Graph, Operation, Output, Result};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
+    add::register();
     concat::register();
+    cwise::register();
+    dense_matmul::register();
+    fill_empty_rows::register();
+    minmax::register();
+    reduce::register();
     reorder::register();
     reshape::register();
     serialize::register();
+    slice::register();
+    softmax::register();
+    split::register();
     tensors_map::register();
     to_dense::register();
 }

@@ -42,6 +42,15 @@ fn reorder_values<T: TensorType + Clone>(values: &Tensor, order: &[usize]) -> Re
     )
 }
 
+/// The positions of the `n` rows of `ix` (`rank` wide) in row-major order; equal indices keep
+/// their order (as TensorFlow's stable sort does).
+pub(super) fn row_major_order(ix: &[i64], n: usize, rank: usize) -> Vec<usize> {
+    let row = |i: usize| &ix[i * rank..(i + 1) * rank];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| row(a).cmp(row(b)));
+    order
+}
+
 struct ReorderKernel;
 
 impl Kernel for ReorderKernel {
@@ -68,9 +77,7 @@ impl Kernel for ReorderKernel {
         }
         let ix = indices.as_slice::<i64>()?;
         let row = |i: usize| &ix[i * rank..(i + 1) * rank];
-        let mut order: Vec<usize> = (0..n).collect();
-        // Stable: equal indices keep their order.
-        order.sort_by(|&a, &b| row(a).cmp(row(b)));
+        let order = row_major_order(ix, n, rank);
         let sorted: Vec<i64> = order.iter().flat_map(|&i| row(i).iter().copied()).collect();
         let dt = values.dtype();
         let out_values = weir_graph::match_data_dtype!(dt, T => reorder_values::<T>(values, &order)?,
@@ -82,7 +89,9 @@ impl Kernel for ReorderKernel {
 }
 
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    let (ix, v) = (ctx.input_shape(0).clone(), ctx.input_shape(1).clone());
+    // TensorFlow's shape function: ranks 2, 1 and 1, and the shapes of indices and values.
+    let (ix, v) = (ctx.with_rank(0, 2)?, ctx.with_rank(1, 1)?);
+    ctx.with_rank(2, 1)?;
     ctx.set_output(0, ix);
     ctx.set_output(1, v);
     Ok(())

@@ -122,6 +122,13 @@ fn offsets(idx: &[i64], n: usize, dims: &[usize], validate: bool) -> Result<Vec<
             .zip(dims)
             .any(|(&x, &d)| x < 0 || x as usize >= d)
         {
+            if !validate {
+                // Unvalidated, TensorFlow only notices while scattering.
+                return Err(Error::invalid_argument(format!(
+                    "Indices are not valid (out of bounds).  Shape: {}",
+                    format_dims(dims)
+                )));
+            }
             return Err(Error::invalid_argument(format!(
                 "indices[{i}] = [{}] is out of bounds: need 0 <= index < {}",
                 show_index(cur),
@@ -161,7 +168,10 @@ fn scatter<T: TensorType>(
     values: &Tensor,
     default: &Tensor,
 ) -> Result<Tensor> {
-    let mut out = vec![default.to_scalar::<T>()?; dims.iter().product()];
+    // The size was checked against overflow; a size the allocator refuses is an error.
+    let total = dims.iter().product();
+    let mut out =
+        crate::array::alloc_filled(dims, total, default.to_scalar::<T>()?, values.dtype())?;
     let vals = values.as_slice::<T>()?;
     for (k, &o) in offs.iter().enumerate() {
         out[o] = if values.rank() == 0 {
@@ -221,6 +231,16 @@ impl Kernel for ToDenseKernel {
                     .map_err(|_| Error::invalid_argument(format!("Dimension {d} must be >= 0")))
             })
             .collect::<Result<Vec<usize>>>()?;
+        if dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .is_none()
+        {
+            return Err(Error::invalid_argument(format!(
+                "Shape {} has too many elements",
+                format_dims(&dims)
+            )));
+        }
         let offs = offsets(&int_vec(indices)?, n, &dims, self.validate)?;
         let dt = values.dtype();
         let out = weir_graph::match_data_dtype!(dt, T => scatter::<T>(&dims, &offs, values, default)?,

@@ -14,6 +14,7 @@ mod math_grad;
 mod nn_grad;
 mod registry;
 mod scatter_grad;
+mod sparse_grad;
 mod tensor_array_grad;
 mod util;
 mod while_grad;
@@ -66,6 +67,7 @@ fn register_all() {
         tensor_array_grad::register();
         linalg_grad::register();
         scatter_grad::register();
+        sparse_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

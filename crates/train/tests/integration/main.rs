@@ -20,6 +20,7 @@ mod queue_runner;
 mod sampled_grad;
 mod saved_model;
 mod saver;
+mod sparse_grad;
 mod summary_file;
 mod tf_checkpoints;
 mod util;
