@@ -15,44 +15,9 @@ use weir_ops::sparse::{
 };
 use weir_session::Session;
 
-use crate::io_util::{check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, usizes};
-
-fn dtype_named(name: &str) -> DType {
-    match name {
-        "float32" => DType::F32,
-        "float64" => DType::F64,
-        "int8" => DType::I8,
-        "int16" => DType::I16,
-        "int32" => DType::I32,
-        "int64" => DType::I64,
-        "uint8" => DType::U8,
-        "uint16" => DType::U16,
-        other => panic!("dtype {other}"),
-    }
-}
-
-/// The tensor a spec ({dtype, dims, values}) describes.
-fn tensor_of(spec: &Value) -> Tensor {
-    let dims = usizes(&spec["dims"]);
-    let v = spec["values"].as_array().unwrap();
-    let int = |x: &Value| x.as_i64().unwrap();
-    let uint = |x: &Value| x.as_u64().unwrap();
-    match dtype_named(spec["dtype"].as_str().unwrap()) {
-        DType::F32 => Tensor::from_vec(
-            &dims,
-            v.iter().map(|x| f32::from_bits(uint(x) as u32)).collect(),
-        ),
-        DType::F64 => Tensor::from_vec(&dims, v.iter().map(|x| f64::from_bits(uint(x))).collect()),
-        DType::I8 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i8).collect()),
-        DType::I16 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i16).collect()),
-        DType::I32 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i32).collect()),
-        DType::I64 => Tensor::from_vec(&dims, v.iter().map(int).collect()),
-        DType::U8 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as u8).collect()),
-        DType::U16 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as u16).collect()),
-        _ => unreachable!(),
-    }
-    .unwrap()
-}
+use crate::io_util::{
+    check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, spec_tensor, usizes,
+};
 
 fn ints<T: Copy + Into<i64>>(v: &[T]) -> Vec<u64> {
     v.iter().map(|&x| x.into() as u64).collect()
@@ -93,7 +58,7 @@ fn elements(t: &Tensor) -> Vec<u64> {
 /// An input: a constant when the spec says so, else a placeholder of the spec's `shape` (its
 /// own dims unless given) fed its value.
 fn source(g: &Graph, spec: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Output {
-    let value = tensor_of(spec);
+    let value = spec_tensor(spec);
     if spec.get("const").and_then(Value::as_bool) == Some(true) {
         return constant(g, value).unwrap();
     }
@@ -194,7 +159,7 @@ fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
     let want = c["outputs"].as_array().unwrap();
     assert_eq!(got.len(), want.len(), "{name}: outputs");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let w = tensor_of(w);
+        let w = spec_tensor(w);
         assert_eq!(g.dtype(), w.dtype(), "{name}: dtype of output {k}");
         assert_eq!(g.shape(), w.shape(), "{name}: shape of output {k}");
         assert_eq!(

@@ -6,7 +6,7 @@
 //! " for '{{node ...}}'" suffix (weir's suffix names the op instead).
 
 use serde_json::Value;
-use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Tensor};
+use weir_graph::{Code, Error, Graph, Output, Tensor};
 use weir_ops::array::placeholder;
 use weir_ops::sparse::{
     deserialize_many_sparse, deserialize_sparse, serialize_many_sparse, serialize_sparse,
@@ -14,93 +14,14 @@ use weir_ops::sparse::{
 };
 use weir_session::Session;
 
-use crate::io_util::{b64, check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, usizes};
-
-fn dtype_named(name: &str) -> DType {
-    match name {
-        "float32" => DType::F32,
-        "float64" => DType::F64,
-        "int8" => DType::I8,
-        "int16" => DType::I16,
-        "int32" => DType::I32,
-        "int64" => DType::I64,
-        "uint8" => DType::U8,
-        "uint16" => DType::U16,
-        "bool" => DType::Bool,
-        "string" => DType::String,
-        other => panic!("dtype {other}"),
-    }
-}
-
-/// The tensor a spec ({dtype, dims, values}) describes.
-fn tensor_of(spec: &Value) -> Tensor {
-    let dims = usizes(&spec["dims"]);
-    let v = spec["values"].as_array().unwrap();
-    let int = |x: &Value| x.as_i64().unwrap();
-    let uint = |x: &Value| x.as_u64().unwrap();
-    match dtype_named(spec["dtype"].as_str().unwrap()) {
-        DType::F32 => Tensor::from_vec(
-            &dims,
-            v.iter().map(|x| f32::from_bits(uint(x) as u32)).collect(),
-        ),
-        DType::F64 => Tensor::from_vec(&dims, v.iter().map(|x| f64::from_bits(uint(x))).collect()),
-        DType::I8 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i8).collect()),
-        DType::I16 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i16).collect()),
-        DType::I32 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i32).collect()),
-        DType::I64 => Tensor::from_vec(&dims, v.iter().map(int).collect()),
-        DType::U8 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u8).collect()),
-        DType::U16 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u16).collect()),
-        DType::Bool => Tensor::from_vec(&dims, v.iter().map(|x| x.as_bool().unwrap()).collect()),
-        DType::String => Tensor::from_vec(
-            &dims,
-            v.iter()
-                .map(|x| Bytes::from(b64(x.as_str().unwrap())))
-                .collect(),
-        ),
-        DType::Resource => unreachable!(),
-    }
-    .unwrap()
-}
-
-/// Every element's bytes (little-endian for numbers), so floats compare bit for bit.
-fn elements(t: &Tensor) -> Vec<Vec<u8>> {
-    macro_rules! le {
-        ($t:ty) => {
-            t.as_slice::<$t>()
-                .unwrap()
-                .iter()
-                .map(|x| x.to_le_bytes().to_vec())
-                .collect()
-        };
-    }
-    match t.dtype() {
-        DType::F32 => le!(f32),
-        DType::F64 => le!(f64),
-        DType::I8 => le!(i8),
-        DType::I16 => le!(i16),
-        DType::I32 => le!(i32),
-        DType::I64 => le!(i64),
-        DType::U8 => le!(u8),
-        DType::U16 => le!(u16),
-        DType::Bool => t
-            .as_slice::<bool>()
-            .unwrap()
-            .iter()
-            .map(|&b| vec![u8::from(b)])
-            .collect(),
-        DType::String => t
-            .as_slice::<Bytes>()
-            .unwrap()
-            .iter()
-            .map(|b| b.to_vec())
-            .collect(),
-        DType::Resource => unreachable!(),
-    }
-}
+use crate::io_util::{
+    check_all_cases, element_bytes, expect_same_outcome, fetch_and_feed, shape_of, spec_dtype,
+    spec_tensor,
+};
 
 /// An input: a placeholder of the spec's `shape` (its own dims unless given) fed its value.
 fn source(g: &Graph, spec: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Output {
-    let value = tensor_of(spec);
+    let value = spec_tensor(spec);
     let shape = match spec.get("shape") {
         Some(s) => shape_of(s),
         None => weir_graph::Shape::known(value.shape()),
@@ -132,7 +53,7 @@ fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Vec<
         };
         return out.map(|o| vec![o]);
     }
-    let dtype = dtype_named(c["dtype"].as_str().unwrap());
+    let dtype = spec_dtype(c["dtype"].as_str().unwrap());
     let sp = if op == "deserialize" {
         deserialize_sparse(&ins[0], dtype)?
     } else {
@@ -154,10 +75,10 @@ fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
     let want = c["outputs"].as_array().unwrap();
     assert_eq!(got.len(), want.len(), "{name}: outputs");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let w = tensor_of(w);
+        let w = spec_tensor(w);
         assert_eq!(g.dtype(), w.dtype(), "{name}: dtype of output {k}");
         assert_eq!(g.shape(), w.shape(), "{name}: shape of output {k}");
-        assert_eq!(elements(g), elements(&w), "{name}: output {k}");
+        assert_eq!(element_bytes(g), element_bytes(&w), "{name}: output {k}");
     }
 }
 
@@ -230,7 +151,11 @@ fn serialize_many_then_deserialize_many_round_trips() {
                     "{name}"
                 );
             } else {
-                assert_eq!(elements(got), elements(&fed.1), "{name}: output {k}");
+                assert_eq!(
+                    element_bytes(got),
+                    element_bytes(&fed.1),
+                    "{name}: output {k}"
+                );
             }
         }
     }

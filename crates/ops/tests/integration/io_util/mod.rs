@@ -386,3 +386,87 @@ pub fn check_all_cases(cases: &[Value], run_case: impl Fn(&Value) -> bool) {
         .count();
     assert_eq!(errors, want);
 }
+
+/// The dtype a TensorFlow script names (`"float32"`, `"string"`, ...).
+pub fn spec_dtype(name: &str) -> DType {
+    match name {
+        "float32" => DType::F32,
+        "float64" => DType::F64,
+        "int8" => DType::I8,
+        "int16" => DType::I16,
+        "int32" => DType::I32,
+        "int64" => DType::I64,
+        "uint8" => DType::U8,
+        "uint16" => DType::U16,
+        "bool" => DType::Bool,
+        "string" => DType::String,
+        other => panic!("dtype {other}"),
+    }
+}
+
+/// The tensor a spec (`{dtype, dims, values}`, floats as bit patterns, strings base64)
+/// describes.
+pub fn spec_tensor(spec: &Value) -> Tensor {
+    let dims = usizes(&spec["dims"]);
+    let v = spec["values"].as_array().unwrap();
+    let int = |x: &Value| x.as_i64().unwrap();
+    let uint = |x: &Value| x.as_u64().unwrap();
+    match spec_dtype(spec["dtype"].as_str().unwrap()) {
+        DType::F32 => Tensor::from_vec(
+            &dims,
+            v.iter().map(|x| f32::from_bits(uint(x) as u32)).collect(),
+        ),
+        DType::F64 => Tensor::from_vec(&dims, v.iter().map(|x| f64::from_bits(uint(x))).collect()),
+        DType::I8 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i8).collect()),
+        DType::I16 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i16).collect()),
+        DType::I32 => Tensor::from_vec(&dims, v.iter().map(|x| int(x) as i32).collect()),
+        DType::I64 => Tensor::from_vec(&dims, v.iter().map(int).collect()),
+        DType::U8 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u8).collect()),
+        DType::U16 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u16).collect()),
+        DType::Bool => Tensor::from_vec(&dims, v.iter().map(|x| x.as_bool().unwrap()).collect()),
+        DType::String => Tensor::from_vec(
+            &dims,
+            v.iter()
+                .map(|x| Bytes::from(b64(x.as_str().unwrap())))
+                .collect(),
+        ),
+        DType::Resource => unreachable!(),
+    }
+    .unwrap()
+}
+
+/// Every element's bytes (little-endian for numbers), so floats compare bit for bit.
+pub fn element_bytes(t: &Tensor) -> Vec<Vec<u8>> {
+    macro_rules! le {
+        ($t:ty) => {
+            t.as_slice::<$t>()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_le_bytes().to_vec())
+                .collect()
+        };
+    }
+    match t.dtype() {
+        DType::F32 => le!(f32),
+        DType::F64 => le!(f64),
+        DType::I8 => le!(i8),
+        DType::I16 => le!(i16),
+        DType::I32 => le!(i32),
+        DType::I64 => le!(i64),
+        DType::U8 => le!(u8),
+        DType::U16 => le!(u16),
+        DType::Bool => t
+            .as_slice::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&b| vec![u8::from(b)])
+            .collect(),
+        DType::String => t
+            .as_slice::<Bytes>()
+            .unwrap()
+            .iter()
+            .map(|b| b.to_vec())
+            .collect(),
+        DType::Resource => unreachable!(),
+    }
+}
