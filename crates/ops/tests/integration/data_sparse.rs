@@ -184,6 +184,10 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
             let n = size(&x[0].sparse()?.values)?;
             greater(&n, constant(n.graph(), 0i32)?)
         }),
+        "take_while_sparse" => ps(&["kws", "age"])?.take_while_components(|x| {
+            let n = size(&x[0].sparse()?.values)?;
+            greater(&n, constant(n.graph(), 0i32)?)
+        }),
         "zip_sparse" => Dataset::zip(&[ps(&["kws"])?, Dataset::range(g, 0, 10, 1)?]),
         "concat_sparse" => ps(&["w"])?.take(2)?.concatenate(&ps(&["w"])?.skip(3)?),
         "repeat_take" => ps(&["kws"])?.repeat(Some(2))?.skip(3)?.take(4),
@@ -383,7 +387,7 @@ fn check(doc: &Value, want: &Value) {
 fn sparse_components_match_tensorflow() {
     let doc = doc();
     let cases = doc["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 40);
+    assert_eq!(cases.len(), 41);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|want| std::panic::catch_unwind(|| check(&doc, want)).is_err())

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{DType, Error, Kernel, OpContext, Output, Result};
 
-use super::super::function::{build_function, BoundFunction, FunctionAttr};
+use super::super::function::{build_function, BoundFunction, BuiltFunction, FunctionAttr};
 use super::super::map::function_dataset_def;
+use super::super::structure::Component;
 use super::super::{
     dataset_tensor, input_dataset, Dataset, DatasetBase, Element, IteratorBase, IteratorContext,
 };
@@ -108,6 +109,22 @@ impl Dataset {
             self.output_shapes(),
             |x| Ok(vec![predicate(x)?]),
         )?;
+        self.take_while_dataset(func)
+    }
+
+    /// [`take_while`](Self::take_while) for elements that may hold sparse tensors: `predicate`
+    /// reads the components as [`map_components`](Self::map_components)'s function does.
+    pub fn take_while_components(
+        &self,
+        predicate: impl FnOnce(&[Component]) -> Result<Output>,
+    ) -> Result<Dataset> {
+        let (func, _) =
+            self.component_function("take_while", |x| Ok(vec![predicate(x)?.into()]))?;
+        self.take_while_dataset(func)
+    }
+
+    /// The `TakeWhileDataset` of the built predicate `func`.
+    fn take_while_dataset(&self, func: BuiltFunction) -> Result<Dataset> {
         let p = &func.results[0];
         if p.dtype() != DType::Bool || p.shape().rank() != Some(0) {
             return Err(Error::invalid_argument(format!(

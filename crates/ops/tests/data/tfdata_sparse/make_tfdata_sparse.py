@@ -116,6 +116,8 @@ def cases(pattern):
             lambda s: (tf.sparse.to_dense(s), s)),
         "filter_sparse": lambda: parsed_single(["kws", "age"]).filter(
             lambda s, a: tf.size(s.values) > 0),
+        "take_while_sparse": lambda: parsed_single(["kws", "age"]).take_while(
+            lambda s, a: tf.size(s.values) > 0),
         "zip_sparse": lambda: D.zip((parsed_single(["kws"]), D.range(10))),
         "concat_sparse": lambda: parsed_single(["w"]).take(2).concatenate(
             parsed_single(["w"]).skip(3)),
