@@ -9,6 +9,7 @@ use weir_graph::{
 use super::builders::Dataset;
 use super::experimental::common_supertype;
 use super::function::{build_function, BoundFunction, FunctionAttr};
+use super::structure::{self, Component};
 use super::{input_dataset, IteratorContext};
 
 /// Python's repr of a dtype structure, as TensorFlow's messages print it.
@@ -50,6 +51,30 @@ impl Dataset {
         reduce_func: impl Fn(&[Output], &[Output]) -> Result<Vec<Output>>,
     ) -> Result<Vec<Output>> {
         self.dense_only("dataset.reduce")?;
+        self.reduce_op(initial_state, reduce_func)
+    }
+
+    /// [`reduce`](Self::reduce) for elements that may hold sparse tensors: `reduce_func` reads
+    /// the element's components as [`map_components`](Self::map_components)'s function does
+    /// (the state stays dense).
+    pub fn reduce_components(
+        &self,
+        initial_state: &[Output],
+        reduce_func: impl Fn(&[Output], &[Component]) -> Result<Vec<Output>>,
+    ) -> Result<Vec<Output>> {
+        let sparse = self.sparse_specs().to_vec();
+        self.reduce_op(initial_state, |state, element| {
+            reduce_func(state, &structure::decode(element, &sparse)?)
+        })
+    }
+
+    /// The `ReduceDataset` op of `reduce_func`, which takes the state and the element's flat
+    /// (encoded) components.
+    fn reduce_op(
+        &self,
+        initial_state: &[Output],
+        reduce_func: impl Fn(&[Output], &[Output]) -> Result<Vec<Output>>,
+    ) -> Result<Vec<Output>> {
         let g = self.graph();
         let state_dtypes: Vec<DType> = initial_state.iter().map(Output::dtype).collect();
         let mut state_shapes: Vec<Shape> = initial_state.iter().map(Output::shape).collect();

@@ -15,7 +15,7 @@ use weir_ops::data::{
     MapAndBatchOptions, MapOptions,
 };
 use weir_ops::io::{Compression, TfRecordWriter};
-use weir_ops::math::greater;
+use weir_ops::math::{add, cast, greater};
 use weir_ops::parsing::{
     parse_single_example, Features, FixedLenFeature, SparseFeature, VarLenFeature,
 };
@@ -188,6 +188,14 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
             let n = size(&x[0].sparse()?.values)?;
             greater(&n, constant(n.graph(), 0i32)?)
         }),
+        "reduce_sparse" => {
+            let zero = || constant(g, 0i64);
+            let state = ps(&["kws", "age"])?.reduce_components(&[zero()?, zero()?], |s, x| {
+                let n = cast(size(&x[0].sparse()?.values)?, DType::I64)?;
+                Ok(vec![add(&s[0], &n)?, add(&s[1], x[1].tensor()?)?])
+            })?;
+            Dataset::from_tensors(&state)
+        }
         "zip_sparse" => Dataset::zip(&[ps(&["kws"])?, Dataset::range(g, 0, 10, 1)?]),
         "concat_sparse" => ps(&["w"])?.take(2)?.concatenate(&ps(&["w"])?.skip(3)?),
         "repeat_take" => ps(&["kws"])?.repeat(Some(2))?.skip(3)?.take(4),
@@ -387,7 +395,7 @@ fn check(doc: &Value, want: &Value) {
 fn sparse_components_match_tensorflow() {
     let doc = doc();
     let cases = doc["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 41);
+    assert_eq!(cases.len(), 42);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|want| std::panic::catch_unwind(|| check(&doc, want)).is_err())

@@ -8,7 +8,7 @@ files.
 Run with TensorFlow 2.21:  python make_tfdata_sparse.py  (writes expected.json next to this
 file). Each case is a pipeline that tests/integration/data_sparse.rs builds again under the
 same name. A case records its element_spec (per flat component: tensor or sparse, dtype,
-static shape) and what a one-shot iterator yields (tf.compat.v1 graph mode) until OutOfRange
+static shape) and what an iterator yields (tf.compat.v1 graph mode) until OutOfRange
 ("end": null) or an error (its class and message), or the build-time error.
 """
 import base64
@@ -118,6 +118,9 @@ def cases(pattern):
             lambda s, a: tf.size(s.values) > 0),
         "take_while_sparse": lambda: parsed_single(["kws", "age"]).take_while(
             lambda s, a: tf.size(s.values) > 0),
+        "reduce_sparse": lambda: D.from_tensors(parsed_single(["kws", "age"]).reduce(
+            (tf.constant(0, tf.int64), tf.constant(0, tf.int64)),
+            lambda st, x: (st[0] + tf.size(x[0].values, out_type=tf.int64), st[1] + x[1]))),
         "zip_sparse": lambda: D.zip((parsed_single(["kws"]), D.range(10))),
         "concat_sparse": lambda: parsed_single(["w"]).take(2).concatenate(
             parsed_single(["w"]).skip(3)),
@@ -210,9 +213,11 @@ def record(name, make):
             out["error"] = err(e)
             return out
         out["spec"] = [spec(s) for s in tf.nest.flatten(ds.element_spec)]
-        nxt = tf.nest.flatten(tf.data.make_one_shot_iterator(ds).get_next())
+        it = tf.data.make_initializable_iterator(ds)
+        nxt = tf.nest.flatten(it.get_next())
         elements = []
         with tf.Session(graph=g) as s:
+            s.run(it.initializer)
             while True:
                 try:
                     v = s.run(nxt)
