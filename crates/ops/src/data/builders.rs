@@ -439,7 +439,8 @@ pub(super) fn dense_only(sparse: &[Option<SparseSpec>], what: &str) -> Result<()
         None => Ok(()),
         Some(i) => Err(Error::invalid_argument(format!(
             "{what}: component {i} of the elements is a SparseTensor, which {what} does not \
-             take here; read it with the *_components methods (map_components, get_next_components, ...)"
+             take here; read it with the *_components methods (map_components, \
+             get_next_components, ...)"
         ))),
     }
 }
