@@ -338,49 +338,58 @@ pub(super) fn config_of(node: &Node) -> Result<SequenceConfig> {
     })
 }
 
-pub(super) fn register() {
+/// The OpDef parts TensorFlow's sequence parsers share: the string inputs `strings` (then the
+/// context defaults), the sparse and dense outputs of the context and of the feature lists, and
+/// the attrs naming their keys, types and shapes.
+pub(super) fn sequence_op_def(name: &str, strings: &[&'static str]) -> OpDef {
     let i64s = |count| ArgType::RepeatedFixed {
         count,
         dtype: DType::I64,
     };
+    let mut def = OpDef::new(name);
+    for s in strings {
+        def = def.input(s, ArgType::Fixed(DType::String));
+    }
+    def.input("context_dense_defaults", ArgType::List("Tcontext_dense"))
+        .output("context_sparse_indices", i64s("Ncontext_sparse"))
+        .output(
+            "context_sparse_values",
+            ArgType::List("context_sparse_types"),
+        )
+        .output("context_sparse_shapes", i64s("Ncontext_sparse"))
+        .output("context_dense_values", ArgType::List("Tcontext_dense"))
+        .output("feature_list_sparse_indices", i64s("Nfeature_list_sparse"))
+        .output(
+            "feature_list_sparse_values",
+            ArgType::List("feature_list_sparse_types"),
+        )
+        .output("feature_list_sparse_shapes", i64s("Nfeature_list_sparse"))
+        .output(
+            "feature_list_dense_values",
+            ArgType::List("feature_list_dense_types"),
+        )
+        .attr("Ncontext_sparse", AttrKind::Int, None)
+        .attr("context_sparse_keys", AttrKind::Strs, None)
+        .attr("context_sparse_types", AttrKind::Types, None)
+        .attr("context_dense_keys", AttrKind::Strs, None)
+        .attr("Tcontext_dense", AttrKind::Types, None)
+        .attr("context_dense_shapes", AttrKind::Shapes, None)
+        .attr("Nfeature_list_sparse", AttrKind::Int, None)
+        .attr("feature_list_sparse_keys", AttrKind::Strs, None)
+        .attr("feature_list_sparse_types", AttrKind::Types, None)
+        .attr("feature_list_dense_keys", AttrKind::Strs, None)
+        .attr("feature_list_dense_types", AttrKind::Types, None)
+        .attr("feature_list_dense_shapes", AttrKind::Shapes, None)
+        .attr(
+            "feature_list_dense_missing_assumed_empty",
+            AttrKind::Strs,
+            Some(AttrValue::Strs(Vec::new())),
+        )
+}
+
+pub(super) fn register() {
     register_op(
-        OpDef::new("ParseSingleSequenceExample")
-            .input("serialized", ArgType::Fixed(DType::String))
-            .input("context_dense_defaults", ArgType::List("Tcontext_dense"))
-            .output("context_sparse_indices", i64s("Ncontext_sparse"))
-            .output(
-                "context_sparse_values",
-                ArgType::List("context_sparse_types"),
-            )
-            .output("context_sparse_shapes", i64s("Ncontext_sparse"))
-            .output("context_dense_values", ArgType::List("Tcontext_dense"))
-            .output("feature_list_sparse_indices", i64s("Nfeature_list_sparse"))
-            .output(
-                "feature_list_sparse_values",
-                ArgType::List("feature_list_sparse_types"),
-            )
-            .output("feature_list_sparse_shapes", i64s("Nfeature_list_sparse"))
-            .output(
-                "feature_list_dense_values",
-                ArgType::List("feature_list_dense_types"),
-            )
-            .attr("Ncontext_sparse", AttrKind::Int, None)
-            .attr("context_sparse_keys", AttrKind::Strs, None)
-            .attr("context_sparse_types", AttrKind::Types, None)
-            .attr("context_dense_keys", AttrKind::Strs, None)
-            .attr("Tcontext_dense", AttrKind::Types, None)
-            .attr("context_dense_shapes", AttrKind::Shapes, None)
-            .attr("Nfeature_list_sparse", AttrKind::Int, None)
-            .attr("feature_list_sparse_keys", AttrKind::Strs, None)
-            .attr("feature_list_sparse_types", AttrKind::Types, None)
-            .attr("feature_list_dense_keys", AttrKind::Strs, None)
-            .attr("feature_list_dense_types", AttrKind::Types, None)
-            .attr("feature_list_dense_shapes", AttrKind::Shapes, None)
-            .attr(
-                "feature_list_dense_missing_assumed_empty",
-                AttrKind::Strs,
-                Some(AttrValue::Strs(Vec::new())),
-            )
+        sequence_op_def("ParseSingleSequenceExample", &["serialized"])
             .attr(
                 "example_name",
                 AttrKind::Str,

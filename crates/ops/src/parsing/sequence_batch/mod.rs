@@ -13,15 +13,15 @@ mod parse;
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape, Tensor,
+    format_dims, ArgType, AttrKind, DType, Error, InferenceContext, Kernel, Node, OpContext,
+    Output, Result, Shape, Tensor,
 };
 
 pub use parse::{parse_sequence_example_batch, SequenceBatchTensors};
 
 use super::features::{Feature, Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput};
 use super::sequence::SequenceConfig;
-use super::sequence_ops::{config_attrs, config_of};
+use super::sequence_ops::{config_attrs, config_of, sequence_op_def};
 
 /// `tf.io.parse_sequence_example(serialized, context_features, sequence_features)`: returns
 /// `(context, feature_lists, feature_list_lengths)` (op `ParseSequenceExample`).
@@ -303,52 +303,17 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
 }
 
 pub(super) fn register() {
-    let i64s = |count| ArgType::RepeatedFixed {
-        count,
-        dtype: DType::I64,
-    };
     register_op(
-        OpDef::new("ParseSequenceExample")
-            .input("serialized", ArgType::Fixed(DType::String))
-            .input("debug_name", ArgType::Fixed(DType::String))
-            .input("context_dense_defaults", ArgType::List("Tcontext_dense"))
-            .output("context_sparse_indices", i64s("Ncontext_sparse"))
+        sequence_op_def("ParseSequenceExample", &["serialized", "debug_name"])
             .output(
-                "context_sparse_values",
-                ArgType::List("context_sparse_types"),
+                "feature_list_dense_lengths",
+                ArgType::RepeatedFixed {
+                    count: "Nfeature_list_dense",
+                    dtype: DType::I64,
+                },
             )
-            .output("context_sparse_shapes", i64s("Ncontext_sparse"))
-            .output("context_dense_values", ArgType::List("Tcontext_dense"))
-            .output("feature_list_sparse_indices", i64s("Nfeature_list_sparse"))
-            .output(
-                "feature_list_sparse_values",
-                ArgType::List("feature_list_sparse_types"),
-            )
-            .output("feature_list_sparse_shapes", i64s("Nfeature_list_sparse"))
-            .output(
-                "feature_list_dense_values",
-                ArgType::List("feature_list_dense_types"),
-            )
-            .output("feature_list_dense_lengths", i64s("Nfeature_list_dense"))
-            .attr("Ncontext_sparse", AttrKind::Int, None)
-            .attr("context_sparse_keys", AttrKind::Strs, None)
-            .attr("context_sparse_types", AttrKind::Types, None)
-            .attr("context_dense_keys", AttrKind::Strs, None)
             .attr("Ncontext_dense", AttrKind::Int, None)
-            .attr("Tcontext_dense", AttrKind::Types, None)
-            .attr("context_dense_shapes", AttrKind::Shapes, None)
-            .attr("Nfeature_list_sparse", AttrKind::Int, None)
             .attr("Nfeature_list_dense", AttrKind::Int, None)
-            .attr("feature_list_sparse_keys", AttrKind::Strs, None)
-            .attr("feature_list_sparse_types", AttrKind::Types, None)
-            .attr("feature_list_dense_keys", AttrKind::Strs, None)
-            .attr("feature_list_dense_types", AttrKind::Types, None)
-            .attr("feature_list_dense_shapes", AttrKind::Shapes, None)
-            .attr(
-                "feature_list_dense_missing_assumed_empty",
-                AttrKind::Strs,
-                Some(AttrValue::Strs(Vec::new())),
-            )
             .shape_fn(shape_fn),
     );
     register_kernel("ParseSequenceExample", make);
