@@ -4,9 +4,10 @@ use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpBuilder, OpContext, OpDef, Output, Result, Shape, Tensor,
+    OpBuilder, OpContext, OpDef, Operation, Output, Result, Shape, Tensor,
 };
 
+use super::example::ParsedTensors;
 use super::features::{DenseSpec, Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput};
 use super::sequence::{parse_sequence_example_tensors, ListSpec, SequenceConfig};
 
@@ -99,38 +100,46 @@ impl ParseSingleSequenceExample {
             self.example_name.unwrap_or_else(|| "<unknown>".into()),
         )
         .build()?;
-        let layout = Layout::of(&cfg);
-        let sparse = |base: usize, n: usize, i: usize| -> Result<ParsedFeature> {
-            Ok(ParsedFeature::Sparse(SparseFeatureOutput {
-                indices: op.output(base + i)?,
-                values: op.output(base + n + i)?,
-                dense_shape: op.output(base + 2 * n + i)?,
-            }))
-        };
-        let mut ctx = ParsedFeatures::default();
-        for (i, d) in cfg.ctx_dense.iter().enumerate() {
-            ctx.map.insert(
-                d.name.clone(),
-                ParsedFeature::Dense(op.output(layout.ctx_dense + i)?),
-            );
-        }
-        for (i, (k, _)) in cfg.ctx_sparse.iter().enumerate() {
-            ctx.map
-                .insert(k.clone(), sparse(0, cfg.ctx_sparse.len(), i)?);
-        }
-        let mut seq = ParsedFeatures::default();
-        for (i, d) in cfg.fl_dense.iter().enumerate() {
-            seq.map.insert(
-                d.name.clone(),
-                ParsedFeature::Dense(op.output(layout.fl_dense + i)?),
-            );
-        }
-        for (i, (k, _)) in cfg.fl_sparse.iter().enumerate() {
-            seq.map
-                .insert(k.clone(), sparse(layout.fl_sparse, cfg.fl_sparse.len(), i)?);
-        }
-        Ok((ctx, seq))
+        parsed_outputs(&op, &cfg)
     }
+}
+
+/// The context and feature-list features of a sequence parser `op` built from `cfg`, by name.
+pub(super) fn parsed_outputs(
+    op: &Operation,
+    cfg: &SequenceConfig,
+) -> Result<(ParsedFeatures, ParsedFeatures)> {
+    let layout = Layout::of(cfg);
+    let sparse = |base: usize, n: usize, i: usize| -> Result<ParsedFeature> {
+        Ok(ParsedFeature::Sparse(SparseFeatureOutput {
+            indices: op.output(base + i)?,
+            values: op.output(base + n + i)?,
+            dense_shape: op.output(base + 2 * n + i)?,
+        }))
+    };
+    let mut ctx = ParsedFeatures::default();
+    for (i, d) in cfg.ctx_dense.iter().enumerate() {
+        ctx.map.insert(
+            d.name.clone(),
+            ParsedFeature::Dense(op.output(layout.ctx_dense + i)?),
+        );
+    }
+    for (i, (k, _)) in cfg.ctx_sparse.iter().enumerate() {
+        ctx.map
+            .insert(k.clone(), sparse(0, cfg.ctx_sparse.len(), i)?);
+    }
+    let mut seq = ParsedFeatures::default();
+    for (i, d) in cfg.fl_dense.iter().enumerate() {
+        seq.map.insert(
+            d.name.clone(),
+            ParsedFeature::Dense(op.output(layout.fl_dense + i)?),
+        );
+    }
+    for (i, (k, _)) in cfg.fl_sparse.iter().enumerate() {
+        seq.map
+            .insert(k.clone(), sparse(layout.fl_sparse, cfg.fl_sparse.len(), i)?);
+    }
+    Ok((ctx, seq))
 }
 
 /// Sets the attrs describing `cfg` (keys, types and shapes of each feature group), shared with
@@ -196,22 +205,66 @@ pub(super) fn config_attrs(op: OpBuilder, cfg: &SequenceConfig) -> OpBuilder {
 }
 
 /// Where each group of outputs starts.
-struct Layout {
-    ctx_dense: usize,
-    fl_sparse: usize,
-    fl_dense: usize,
+pub(super) struct Layout {
+    pub(super) ctx_dense: usize,
+    pub(super) fl_sparse: usize,
+    pub(super) fl_dense: usize,
+    /// The batched parser's feature-list lengths (the single parser has none).
+    pub(super) lengths: usize,
 }
 
 impl Layout {
-    fn of(cfg: &SequenceConfig) -> Layout {
-        let a = cfg.ctx_sparse.len();
-        let ctx_dense = 3 * a;
-        let fl_sparse = ctx_dense + cfg.ctx_dense.len();
+    pub(super) fn of(cfg: &SequenceConfig) -> Layout {
+        Layout::from_counts(
+            cfg.ctx_sparse.len(),
+            cfg.ctx_dense.len(),
+            cfg.fl_sparse.len(),
+            cfg.fl_dense.len(),
+        )
+    }
+
+    /// The layout of the given numbers of features in each group.
+    pub(super) fn from_counts(
+        ctx_sparse: usize,
+        ctx_dense: usize,
+        fl_sparse: usize,
+        fl_dense: usize,
+    ) -> Layout {
+        let fl_sparse_at = 3 * ctx_sparse + ctx_dense;
+        let fl_dense_at = fl_sparse_at + 3 * fl_sparse;
         Layout {
-            ctx_dense,
-            fl_sparse,
-            fl_dense: fl_sparse + 3 * cfg.fl_sparse.len(),
+            ctx_dense: 3 * ctx_sparse,
+            fl_sparse: fl_sparse_at,
+            fl_dense: fl_dense_at,
+            lengths: fl_dense_at + fl_dense,
         }
+    }
+}
+
+/// Sets a sequence parser kernel's outputs from its parsed context and feature lists.
+pub(super) fn set_parsed_outputs(
+    ctx: &mut OpContext<'_>,
+    layout: &Layout,
+    context: ParsedTensors,
+    feature_lists: ParsedTensors,
+) {
+    let a = context.sparse.len();
+    for (i, sp) in context.sparse.into_iter().enumerate() {
+        ctx.set_output(i, sp.indices);
+        ctx.set_output(a + i, sp.values);
+        ctx.set_output(2 * a + i, sp.dense_shape);
+    }
+    for (i, t) in context.dense.into_iter().enumerate() {
+        ctx.set_output(layout.ctx_dense + i, t);
+    }
+    let c = feature_lists.sparse.len();
+    for (i, sp) in feature_lists.sparse.into_iter().enumerate() {
+        ctx.set_output(layout.fl_sparse + i, sp.indices);
+        ctx.set_output(layout.fl_sparse + c + i, sp.values);
+        ctx.set_output(layout.fl_sparse + 2 * c + i, sp.dense_shape);
+    }
+    for (i, t) in feature_lists.dense.into_iter().enumerate() {
+        ctx.set_output(layout.fl_dense + i, t);
     }
 }
 
@@ -262,24 +315,7 @@ impl Kernel for SequenceKernel {
             &self.example_name,
         )?;
         let layout = Layout::of(&self.cfg);
-        let a = out.context.sparse.len();
-        for (i, sp) in out.context.sparse.into_iter().enumerate() {
-            ctx.set_output(i, sp.indices);
-            ctx.set_output(a + i, sp.values);
-            ctx.set_output(2 * a + i, sp.dense_shape);
-        }
-        for (i, t) in out.context.dense.into_iter().enumerate() {
-            ctx.set_output(layout.ctx_dense + i, t);
-        }
-        let c = out.feature_lists.sparse.len();
-        for (i, sp) in out.feature_lists.sparse.into_iter().enumerate() {
-            ctx.set_output(layout.fl_sparse + i, sp.indices);
-            ctx.set_output(layout.fl_sparse + c + i, sp.values);
-            ctx.set_output(layout.fl_sparse + 2 * c + i, sp.dense_shape);
-        }
-        for (i, t) in out.feature_lists.dense.into_iter().enumerate() {
-            ctx.set_output(layout.fl_dense + i, t);
-        }
+        set_parsed_outputs(ctx, &layout, out.context, out.feature_lists);
         Ok(())
     }
 }

@@ -15,7 +15,7 @@ use weir_ops::sparse::{
 use weir_session::Session;
 
 use crate::io_util::{
-    check_all_cases, element_bytes, expect_same_outcome, fetch_and_feed, shape_of, spec_dtype,
+    check_all_cases, element_bytes, fetch_and_feed, run_built_case, shape_of, spec_dtype,
     spec_tensor,
 };
 
@@ -84,26 +84,13 @@ fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
 
 /// Runs one case; returns whether it ended in an error (at build or run time).
 fn run_case(c: &Value) -> bool {
-    let name = c["name"].as_str().unwrap();
-    let g = Graph::new();
-    let mut feeds = Vec::new();
-    let built = build(&g, c, &mut feeds);
-    let Some(outs) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
-        return true;
-    };
-    let shapes = c["static_shapes"].as_array().unwrap();
-    assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
-    for (o, s) in outs.iter().zip(shapes) {
-        assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
-    }
-    let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
-    match expect_same_outcome(name, ran, c.get("error"), check_error) {
-        Some(v) => {
-            check_outputs(name, c, &v);
-            false
-        }
-        None => true,
-    }
+    run_built_case(
+        c,
+        c.get("build_error"),
+        |g, feeds| build(g, c, feeds),
+        check_error,
+        |name, v| check_outputs(name, c, v),
+    )
 }
 
 #[test]

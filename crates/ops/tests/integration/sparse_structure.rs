@@ -17,7 +17,7 @@ use weir_ops::sparse::{
 use weir_session::Session;
 
 use crate::io_util::{
-    check_all_cases, element_bytes, expect_same_outcome, fetch_and_feed, shape_of, spec_tensor,
+    check_all_cases, element_bytes, fetch_and_feed, run_built_case, shape_of, spec_tensor,
 };
 
 /// Cases whose TensorFlow message names Python objects or dtypes weir lacks: code only.
@@ -147,31 +147,17 @@ fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
 
 /// Runs one case; returns whether it ended in an error (at build or run time).
 fn run_case(c: &Value) -> bool {
-    let name = c["name"].as_str().unwrap();
-    let g = Graph::new();
-    let mut feeds = Vec::new();
-    let built = build(&g, c, &mut feeds);
-    let want_build = if FAILS_AT_BUILD.contains(&name) {
-        c.get("error")
-    } else {
-        c.get("build_error")
-    };
-    let Some(outs) = expect_same_outcome(name, built, want_build, check_error) else {
-        return true;
-    };
-    let shapes = c["static_shapes"].as_array().unwrap();
-    assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
-    for (k, (o, s)) in outs.iter().zip(shapes).enumerate() {
-        assert_eq!(o.shape(), shape_of(s), "{name}: static shape of output {k}");
-    }
-    let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
-    match expect_same_outcome(name, ran, c.get("error"), check_error) {
-        Some(v) => {
-            check_outputs(name, c, &v);
-            false
-        }
-        None => true,
-    }
+    run_built_case(
+        c,
+        if FAILS_AT_BUILD.contains(&c["name"].as_str().unwrap()) {
+            c.get("error")
+        } else {
+            c.get("build_error")
+        },
+        |g, feeds| build(g, c, feeds),
+        check_error,
+        |name, v| check_outputs(name, c, v),
+    )
 }
 
 #[test]

@@ -19,9 +19,11 @@ use weir_graph::{
 
 pub use parse::{parse_sequence_example_batch, SequenceBatchTensors};
 
-use super::features::{Feature, Features, ParsedFeature, ParsedFeatures, SparseFeatureOutput};
+use super::features::{Feature, Features, ParsedFeature, ParsedFeatures};
 use super::sequence::SequenceConfig;
-use super::sequence_ops::{config_attrs, config_of, sequence_op_def};
+use super::sequence_ops::{
+    config_attrs, config_of, parsed_outputs, sequence_op_def, set_parsed_outputs, Layout,
+};
 
 /// `tf.io.parse_sequence_example(serialized, context_features, sequence_features)`: returns
 /// `(context, feature_lists, feature_list_lengths)` (op `ParseSequenceExample`).
@@ -130,72 +132,14 @@ impl ParseSequenceExample {
         .attr("Ncontext_dense", cfg.ctx_dense.len())
         .attr("Nfeature_list_dense", cfg.fl_dense.len())
         .build()?;
+        let (ctx, seq) = parsed_outputs(&op, &cfg)?;
         let l = Layout::of(&cfg);
-        let sparse = |base: usize, n: usize, i: usize| -> Result<ParsedFeature> {
-            Ok(ParsedFeature::Sparse(SparseFeatureOutput {
-                indices: op.output(base + i)?,
-                values: op.output(base + n + i)?,
-                dense_shape: op.output(base + 2 * n + i)?,
-            }))
-        };
-        let mut ctx = ParsedFeatures::default();
-        for (i, d) in cfg.ctx_dense.iter().enumerate() {
-            let o = op.output(l.ctx_dense + i)?;
-            ctx.map.insert(d.name.clone(), ParsedFeature::Dense(o));
-        }
-        for (i, (k, _)) in cfg.ctx_sparse.iter().enumerate() {
-            ctx.map
-                .insert(k.clone(), sparse(0, cfg.ctx_sparse.len(), i)?);
-        }
-        let mut seq = ParsedFeatures::default();
         let mut lengths = ParsedFeatures::default();
         for (i, d) in cfg.fl_dense.iter().enumerate() {
-            let o = op.output(l.fl_dense + i)?;
-            seq.map.insert(d.name.clone(), ParsedFeature::Dense(o));
             let o = op.output(l.lengths + i)?;
             lengths.map.insert(d.name.clone(), ParsedFeature::Dense(o));
         }
-        for (i, (k, _)) in cfg.fl_sparse.iter().enumerate() {
-            seq.map
-                .insert(k.clone(), sparse(l.fl_sparse, cfg.fl_sparse.len(), i)?);
-        }
         Ok((ctx, seq, lengths))
-    }
-}
-
-/// Where each group of outputs starts: context sparse (indices, values, shapes) at 0, then
-/// context dense, feature list sparse, feature list dense and their lengths.
-struct Layout {
-    ctx_dense: usize,
-    fl_sparse: usize,
-    fl_dense: usize,
-    lengths: usize,
-}
-
-impl Layout {
-    fn of(cfg: &SequenceConfig) -> Layout {
-        Layout::from_counts(
-            cfg.ctx_sparse.len(),
-            cfg.ctx_dense.len(),
-            cfg.fl_sparse.len(),
-            cfg.fl_dense.len(),
-        )
-    }
-
-    fn from_counts(
-        ctx_sparse: usize,
-        ctx_dense: usize,
-        fl_sparse: usize,
-        fl_dense: usize,
-    ) -> Layout {
-        let fl_sparse_at = 3 * ctx_sparse + ctx_dense;
-        let fl_dense_at = fl_sparse_at + 3 * fl_sparse;
-        Layout {
-            ctx_dense: 3 * ctx_sparse,
-            fl_sparse: fl_sparse_at,
-            fl_dense: fl_dense_at,
-            lengths: fl_dense_at + fl_dense,
-        }
     }
 }
 
@@ -267,24 +211,7 @@ impl Kernel for SequenceBatchKernel {
             ser.rank() == 1,
         )?;
         let l = Layout::of(&self.cfg);
-        let a = out.context.sparse.len();
-        for (i, sp) in out.context.sparse.into_iter().enumerate() {
-            ctx.set_output(i, sp.indices);
-            ctx.set_output(a + i, sp.values);
-            ctx.set_output(2 * a + i, sp.dense_shape);
-        }
-        for (i, t) in out.context.dense.into_iter().enumerate() {
-            ctx.set_output(l.ctx_dense + i, t);
-        }
-        let c = out.feature_lists.sparse.len();
-        for (i, sp) in out.feature_lists.sparse.into_iter().enumerate() {
-            ctx.set_output(l.fl_sparse + i, sp.indices);
-            ctx.set_output(l.fl_sparse + c + i, sp.values);
-            ctx.set_output(l.fl_sparse + 2 * c + i, sp.dense_shape);
-        }
-        for (i, t) in out.feature_lists.dense.into_iter().enumerate() {
-            ctx.set_output(l.fl_dense + i, t);
-        }
+        set_parsed_outputs(ctx, &l, out.context, out.feature_lists);
         for (i, t) in out.lengths.into_iter().enumerate() {
             ctx.set_output(l.lengths + i, t);
         }

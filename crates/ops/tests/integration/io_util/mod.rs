@@ -362,6 +362,42 @@ pub fn expect_same_outcome<T: std::fmt::Debug>(
     }
 }
 
+/// One TensorFlow case of a graph that `build` makes (its outputs, and the feeds they need):
+/// the build's outcome against `want_build` (TensorFlow's build-time error, if any), the
+/// outputs' static shapes against `c["static_shapes"]`, then the run's outcome against
+/// `c["error"]`, its values checked by `check_outputs`. Returns whether the case ended in an
+/// error (for [`check_all_cases`]).
+pub fn run_built_case(
+    c: &Value,
+    want_build: Option<&Value>,
+    build: impl FnOnce(&Graph, &mut Vec<(Output, Tensor)>) -> Result<Vec<Output>>,
+    check_error: impl Fn(&str, &Error, &Value),
+    check_outputs: impl FnOnce(&str, &[Tensor]),
+) -> bool {
+    let name = c["name"].as_str().unwrap();
+    let g = Graph::new();
+    let mut feeds = Vec::new();
+    let built = build(&g, &mut feeds);
+    let Some(outs) = expect_same_outcome(name, built, want_build, &check_error) else {
+        return true;
+    };
+    let shapes = c["static_shapes"].as_array().unwrap();
+    assert_eq!(outs.len(), shapes.len(), "{name}: outputs");
+    for (k, (o, s)) in outs.iter().zip(shapes).enumerate() {
+        assert_eq!(o.shape(), shape_of(s), "{name}: static shape of output {k}");
+    }
+    let ran = weir_session::Session::new(&g)
+        .unwrap()
+        .run(&fetch_and_feed(&outs, feeds));
+    match expect_same_outcome(name, ran, c.get("error"), &check_error) {
+        Some(v) => {
+            check_outputs(name, &v);
+            false
+        }
+        None => true,
+    }
+}
+
 /// Runs every TensorFlow case with `run_case` (which returns whether the case ended in an
 /// error), reporting all the cases that differ together, and checks that exactly the cases
 /// TensorFlow recorded an error for (`error` or `build_error`) ended in one, so a case that
