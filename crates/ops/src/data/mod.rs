@@ -47,6 +47,7 @@ mod files;
 mod function;
 mod generator;
 mod graph_iterator;
+mod group_by_reducer;
 mod group_by_window;
 mod iterator;
 mod list_files;
@@ -81,6 +82,7 @@ pub use experimental::SampleWeights;
 pub use files::{FixedLengthRecordDataset, TextLineDataset, TfRecordDataset};
 pub use generator::GeneratorItem;
 pub use graph_iterator::Iterator;
+pub use group_by_reducer::Reducer;
 pub use make_batched_features::MakeBatchedFeaturesDataset;
 pub use make_csv::{CsvColumn, MakeCsvDataset};
 pub use map_batch::MapAndBatchOptions;
@@ -209,6 +211,7 @@ pub(crate) fn register_all_ops() {
     random::register();
     window::register();
     group_by_window::register();
+    group_by_reducer::register();
 }
 
 /// The signature every dataset op shares: a scalar handle out, and the element's

@@ -94,5 +94,6 @@ mod summary;
 mod ta_util;
 mod tensor_array;
 mod tensor_array_graph;
+mod tfdata_group_reducer;
 mod training;
 mod training_checkpoint_props;
