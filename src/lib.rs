@@ -182,4 +182,7 @@ pub mod prelude {
     };
     pub use weir_train::{l1_l2_regularizer, l1_regularizer, l2_regularizer, Regularizer};
     pub use weir_train::{layers, losses, metrics, saved_model};
+    pub use weir_train::{
+        ManagedSessionOptions, PrepareArgs, SessionManager, Supervisor, SupervisorBuilder,
+    };
 }

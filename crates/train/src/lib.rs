@@ -22,7 +22,9 @@ pub mod regularizers;
 pub mod rnn;
 pub mod saved_model;
 pub mod saver;
+mod session_manager;
 pub mod summary;
+mod supervisor;
 mod variable_scope;
 
 pub use batching::{
@@ -65,7 +67,9 @@ pub use saver::{
     get_checkpoint_state, init_from_checkpoint, latest_checkpoint, list_variables, load_checkpoint,
     load_variable, CheckpointReader, CheckpointState, InitFromCheckpoint, SaveArgs, Saver,
 };
+pub use session_manager::{InitFn, PrepareArgs, SessionManager};
 pub use summary::{FileWriter, SummaryWriterCache};
+pub use supervisor::{ManagedSessionOptions, Supervisor, SupervisorBuilder};
 pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,
     VariableScopeGuard,

@@ -34,6 +34,10 @@ pub mod graph_keys {
     pub const LOCAL_INIT_OP: &str = "local_init_op";
     /// The readiness check op (`READY_OP`).
     pub const READY_OP: &str = "ready_op";
+    /// The check that the model is ready for its local init op (`READY_FOR_LOCAL_INIT_OP`).
+    pub const READY_FOR_LOCAL_INIT_OP: &str = "ready_for_local_init_op";
+    /// The summary op a `Supervisor` writes (`SUMMARY_OP`).
+    pub const SUMMARY_OP: &str = "summary_op";
     /// The training op (`TRAIN_OP`).
     pub const TRAIN_OP: &str = "train_op";
     /// Variables that have moving averages (`MOVING_AVERAGE_VARIABLES`).
@@ -88,6 +92,9 @@ impl Graph {
     pub fn add_to_collection(&self, key: &str, item: impl Into<CollectionItem>) -> Result<()> {
         let item = item.into();
         let mut st = self.0.state.write();
+        if st.finalized {
+            return Err(Graph::finalized_error());
+        }
         let r = match item {
             CollectionItem::Operation(op) => {
                 self.check_same(&op.graph, "collection item")?;

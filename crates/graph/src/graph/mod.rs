@@ -41,6 +41,8 @@ struct State {
     /// Every control-flow context ever entered, by id, and the ids of those entered now.
     contexts: Vec<control_flow::ContextEntry>,
     context_stack: Vec<usize>,
+    /// Set by `finalize`: no node or collection item may be added.
+    finalized: bool,
 }
 
 struct Inner {
@@ -87,6 +89,30 @@ impl Graph {
     /// Whether both handles refer to the same graph.
     pub fn ptr_eq(&self, other: &Graph) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// `graph.finalize()`: makes the graph read-only, so that adding an op (or a collection
+    /// item) is FailedPrecondition "Graph is finalized and cannot be modified.". A
+    /// `Supervisor` and a monitored session finalize the graph they run, as TensorFlow's do, so
+    /// a training loop that keeps building ops (a leak in TensorFlow) fails at once.
+    pub fn finalize(&self) {
+        self.0.state.write().finalized = true;
+    }
+
+    /// Whether [`finalize`](Self::finalize) was called (`graph.finalized`).
+    pub fn finalized(&self) -> bool {
+        self.0.state.read().finalized
+    }
+
+    /// Makes a finalized graph modifiable again (TensorFlow's `_unsafe_unfinalize`), as a
+    /// monitored session does on close for a graph it finalized itself.
+    pub fn unsafe_unfinalize(&self) {
+        self.0.state.write().finalized = false;
+    }
+
+    /// The error of a change to a finalized graph.
+    pub(crate) fn finalized_error() -> Error {
+        Error::failed_precondition("Graph is finalized and cannot be modified.")
     }
 
     /// The number of nodes.

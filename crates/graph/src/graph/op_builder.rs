@@ -112,6 +112,11 @@ impl OpBuilder {
             None => graph.current_control_flow_context(),
         };
         let mut st = graph.0.state.write();
+        if st.finalized {
+            return Err(
+                Graph::finalized_error().with_node(name.as_deref().unwrap_or(&op_type), &op_type)
+            );
+        }
         let base = name.unwrap_or_else(|| op_type.clone());
         let name = if let Some(exact) = base.strip_suffix('/') {
             // TensorFlow's trailing-slash convention: an exact name, typically a name scope's

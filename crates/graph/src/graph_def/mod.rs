@@ -25,7 +25,7 @@ use proto::{
 };
 
 pub use import::{tensor_from_proto, ImportGraphDef};
-pub use text::to_text;
+pub use text::{node_def_to_text, to_text};
 pub use text_parse::parse_text;
 
 /// The GraphDef version weir writes: TensorFlow 2.21's `tf.version.GRAPH_DEF_VERSION`, whose

@@ -29,6 +29,14 @@ pub fn to_text(def: &GraphDef) -> String {
     p.out
 }
 
+/// One `NodeDef` in protobuf's text format, as Python prints an `Operation` (`str(op)`), which
+/// TensorFlow's error messages quote.
+pub fn node_def_to_text(n: &NodeDef) -> String {
+    let mut p = Printer::default();
+    node(&mut p, n);
+    p.out
+}
+
 #[derive(Default)]
 struct Printer {
     out: String,

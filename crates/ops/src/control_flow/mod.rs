@@ -35,7 +35,8 @@ pub fn no_op(graph: &Graph) -> Result<Operation> {
     crate::new_op(graph, "NoOp").build()
 }
 
-/// `tf.group(*ops, name=name)`: a `NoOp` that runs after every op in `ops`.
+/// `tf.group(*ops, name=name)`: a `NoOp` that runs after every op in `ops`, named
+/// `group_deps` by default as in TensorFlow.
 ///
 /// ```
 /// # use weir_graph::Graph;
@@ -48,7 +49,7 @@ pub fn no_op(graph: &Graph) -> Result<Operation> {
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
 pub fn group(graph: &Graph, ops: &[Operation], name: Option<&str>) -> Result<Operation> {
-    let mut b = crate::new_op(graph, "NoOp").maybe_name(name);
+    let mut b = crate::new_op(graph, "NoOp").name(name.unwrap_or("group_deps"));
     for op in ops {
         b = b.control_input(op);
     }

@@ -51,12 +51,14 @@ fn summary_op(op: &str, name: &str, values: Output) -> Result<Output> {
     Ok(out)
 }
 
-/// `tf.summary.merge(inputs)`: one Summary holding the values of every input Summary;
+/// `tf.summary.merge(inputs)` (TF1's `tf.summary.merge`, op `Merge/MergeSummary`): one Summary holding the values of every input Summary;
 /// InvalidArgument on a tag that appears twice.
 pub fn merge(inputs: &[Output]) -> Result<Output> {
     let first = inputs
         .first()
         .ok_or_else(|| Error::invalid_argument("merge needs at least one summary"))?;
+    // TensorFlow names it under a `Merge` name scope: `Merge/MergeSummary`.
+    let _scope = first.graph().name_scope("Merge");
     crate::new_op(first.graph(), "MergeSummary")
         .inputs(inputs)
         .build()?

@@ -99,7 +99,7 @@ pub struct Event {
     #[prost(int64, tag = "2")]
     pub step: i64,
     /// What the event holds.
-    #[prost(oneof = "event::What", tags = "3, 4, 5, 7, 8")]
+    #[prost(oneof = "event::What", tags = "3, 4, 5, 7, 8, 9")]
     pub what: Option<event::What>,
 }
 
@@ -125,6 +125,9 @@ pub mod event {
         /// times.
         #[prost(message, tag = "8")]
         TaggedRunMetadata(super::TaggedRunMetadata),
+        /// A serialized MetaGraphDef (`add_meta_graph`), which TensorBoard shows with the graph.
+        #[prost(bytes = "bytes", tag = "9")]
+        MetaGraphDef(super::Bytes),
     }
 }
 

@@ -181,6 +181,26 @@ fn collection(
                 } else if let Some(qr) = QueueRunner::from_collection_item(graph, &item) {
                     qr.to_proto(scope)
                         .map(|d| Entry::Bytes(d.encode_to_vec().into()))
+                } else if let Some(saver) = obj.downcast_ref::<Saver>() {
+                    // TensorFlow's Saver.to_proto: its SaverDef, with the names relative to the
+                    // exported scope (none when a name is outside it).
+                    let mut def = saver.as_saver_def();
+                    let names = [
+                        strip_name_scope(&def.filename_tensor_name, scope),
+                        strip_name_scope(&def.save_tensor_name, scope),
+                        strip_name_scope(&def.restore_op_name, scope),
+                    ];
+                    match names {
+                        [Some(f), Some(s), Some(r)] => {
+                            (
+                                def.filename_tensor_name,
+                                def.save_tensor_name,
+                                def.restore_op_name,
+                            ) = (f, s, r);
+                            Some(Entry::Bytes(def.encode_to_vec().into()))
+                        }
+                        _ => None,
+                    }
                 } else if let Some(value) = obj.downcast_ref::<CollectionValue>() {
                     Some(match value {
                         CollectionValue::Bytes(b) => Entry::Bytes(b.clone()),

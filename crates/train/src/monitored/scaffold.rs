@@ -17,6 +17,7 @@ pub(crate) struct Finalized {
     pub(crate) init_op: Operation,
     pub(crate) local_init_op: Operation,
     pub(crate) ready_op: Output,
+    pub(crate) ready_for_local_init_op: Output,
     pub(crate) saver: Option<Arc<Saver>>,
     pub(crate) summary_op: Option<Output>,
 }
@@ -118,6 +119,10 @@ impl Scaffold {
             init_op,
             local_init_op,
             ready_op: report_uninitialized_variables(graph, None)?,
+            ready_for_local_init_op: report_uninitialized_variables(
+                graph,
+                Some(&global_variables(graph)?),
+            )?,
             saver,
             summary_op,
         };

@@ -5,13 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use weir_graph::{Bytes, Code, Error, Graph, Result, Tensor};
+use weir_graph::{Code, Error, Graph, Result, Tensor};
 use weir_session::{RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, TraceLevel};
 
 use super::basic_hooks::{CheckpointSaverHook, StepCounterHook, SummarySaverHook};
 use super::hook::{SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues};
 use super::scaffold::Scaffold;
-use crate::{latest_checkpoint, start_queue_runners, CoordThread, Coordinator};
+use crate::{start_queue_runners, CoordThread, Coordinator, PrepareArgs, SessionManager};
 
 /// A setting left to TensorFlow's `USE_DEFAULT`, or set (possibly to none).
 #[derive(Clone, Copy, Debug)]
@@ -261,6 +261,9 @@ pub struct MonitoredSession {
     stop_requested: bool,
     stop_grace_period: Duration,
     closed: bool,
+    /// Whether the graph was finalized before this session finalized it; if not, closing
+    /// makes it modifiable again, as TensorFlow's close does.
+    graph_was_finalized: bool,
 }
 
 impl MonitoredSession {
@@ -276,35 +279,19 @@ impl MonitoredSession {
             h.begin(graph)?;
         }
         let f = scaffold.finalize(graph)?;
-        let session = Session::with_options(graph, config)?;
+        // TensorFlow's Scaffold.finalize makes the graph read-only for the session's life.
+        let graph_was_finalized = graph.finalized();
+        graph.finalize();
+        let sm = SessionManager::new(graph)
+            .local_init_op(&f.local_init_op)
+            .ready_op(&f.ready_op)
+            .ready_for_local_init_op(&f.ready_for_local_init_op);
+        let mut args = PrepareArgs::new().config(config).init_op(&f.init_op);
+        if let (Some(dir), Some(saver)) = (checkpoint_dir, &f.saver) {
+            args = args.saver(saver.clone()).checkpoint_dir(dir);
+        }
+        let session = sm.prepare_session(args)?;
         let handle = session.handle();
-        let restore_from = match (checkpoint_dir, &f.saver) {
-            (Some(dir), Some(_)) => latest_checkpoint(dir)?,
-            _ => None,
-        };
-        match (restore_from, &f.saver) {
-            (Some(path), Some(saver)) => saver.restore(&handle, &path)?,
-            _ => handle.run_target(&f.init_op)?,
-        }
-        handle.run_target(&f.local_init_op)?;
-        let not_ready = handle.eval(&f.ready_op)?;
-        if not_ready.num_elements() > 0 {
-            let names: Vec<String> = not_ready
-                .to_vec::<Bytes>()?
-                .iter()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .collect();
-            return Err(Error::new(
-                Code::Unknown,
-                format!(
-                    "Init operations did not make model ready.  Init op: {}, init fn: None, \
-                     local_init_op: {}, error: Variables not initialized: {}",
-                    f.init_op.name(),
-                    f.local_init_op.name(),
-                    names.join(", ")
-                ),
-            ));
-        }
         let coord = Coordinator::new();
         let threads = start_queue_runners(&handle, &coord)?;
         let mut s = MonitoredSession {
@@ -316,6 +303,7 @@ impl MonitoredSession {
             stop_requested: false,
             stop_grace_period,
             closed: false,
+            graph_was_finalized,
         };
         // On an error from here on, dropping `s` stops the threads just started.
         let MonitoredSession {
@@ -436,6 +424,9 @@ impl MonitoredSession {
             first.get_or_insert(e);
         }
         self.session.close();
+        if !self.graph_was_finalized {
+            self.session.graph().unsafe_unfinalize();
+        }
         first.map_or(Ok(()), Err)
     }
 }

@@ -290,6 +290,18 @@ impl Saver {
         self.last.lock().clone()
     }
 
+    /// `saver.recover_last_checkpoints(checkpoint_paths)`: takes over `paths` (oldest first,
+    /// as a directory's `checkpoint` state lists them) as the checkpoints this saver keeps,
+    /// leaving out those that no longer exist, so that a restarted training process goes on
+    /// deleting the old ones beyond `max_to_keep`.
+    pub fn recover_last_checkpoints(&self, paths: &[String]) {
+        *self.last.lock() = paths
+            .iter()
+            .filter(|p| weir_ops::training::checkpoint_exists(p))
+            .cloned()
+            .collect();
+    }
+
     /// `saver.save(sess, save_path, global_step)`: writes the variables to `save_path`, or to
     /// `save_path-<global_step>`, and the graph's meta graph beside them (`<path>.meta`, which
     /// [`import_meta_graph`](crate::import_meta_graph) reads), updates the directory's

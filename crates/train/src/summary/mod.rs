@@ -38,7 +38,8 @@ pub enum SessionStatus {
 /// # Ok::<(), weir_graph::Error>(())
 /// ```
 pub struct FileWriter {
-    path: PathBuf,
+    dir: PathBuf,
+    path: Mutex<PathBuf>,
     writer: Mutex<Option<RecordWriter<std::fs::File>>>,
     /// The tags `add_run_metadata` has used, which TensorFlow refuses to reuse.
     run_tags: Mutex<std::collections::HashSet<String>>,
@@ -51,38 +52,59 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Creates `dir` if needed and a new event file in it, with its first event (the file
+/// version).
+fn open_event_file(dir: &Path) -> Result<(PathBuf, RecordWriter<std::fs::File>)> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Error::from(e).with_prefix(&format!("Cannot create log directory {}: ", dir.display()))
+    })?;
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_string());
+    let secs = now() as u64;
+    let mut path = dir.join(format!("events.out.tfevents.{secs}.{host}"));
+    let mut n = 1;
+    while path.exists() {
+        path = dir.join(format!("events.out.tfevents.{secs}.{host}.{n}"));
+        n += 1;
+    }
+    let mut writer = RecordWriter::create(&path, TfRecordOptions::default())?;
+    let first = Event {
+        wall_time: now(),
+        step: 0,
+        what: Some(What::FileVersion("brain.Event:2".to_string())),
+    };
+    writer.write(first.encode_to_vec())?;
+    Ok((path, writer))
+}
+
 impl FileWriter {
     /// Creates `logdir` if needed and opens a new event file in it.
     pub fn new(logdir: impl AsRef<Path>) -> Result<FileWriter> {
-        let dir = logdir.as_ref();
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Error::from(e).with_prefix(&format!("Cannot create log directory {}: ", dir.display()))
-        })?;
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_string());
-        let secs = now() as u64;
-        let mut path = dir.join(format!("events.out.tfevents.{secs}.{host}"));
-        let mut n = 1;
-        while path.exists() {
-            path = dir.join(format!("events.out.tfevents.{secs}.{host}.{n}"));
-            n += 1;
-        }
-        let writer = RecordWriter::create(&path, TfRecordOptions::default())?;
-        let w = FileWriter {
-            path,
+        let dir = logdir.as_ref().to_path_buf();
+        let (path, writer) = open_event_file(&dir)?;
+        Ok(FileWriter {
+            dir,
+            path: Mutex::new(path),
             writer: Mutex::new(Some(writer)),
             run_tags: Mutex::new(Default::default()),
-        };
-        w.add_event(&Event {
-            wall_time: now(),
-            step: 0,
-            what: Some(What::FileVersion("brain.Event:2".to_string())),
-        })?;
-        Ok(w)
+        })
     }
 
-    /// The event file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// `writer.reopen()`: after [`close`](Self::close), opens a new event file in the same
+    /// directory for the events still to come (a `Supervisor` does this for every managed
+    /// session); on an open writer it does nothing.
+    pub fn reopen(&self) -> Result<()> {
+        let mut w = self.writer.lock();
+        if w.is_none() {
+            let (path, writer) = open_event_file(&self.dir)?;
+            *self.path.lock() = path;
+            *w = Some(writer);
+        }
+        Ok(())
+    }
+
+    /// The path of the event file written now.
+    pub fn path(&self) -> PathBuf {
+        self.path.lock().clone()
     }
 
     /// Writes one event.
@@ -102,6 +124,19 @@ impl FileWriter {
             wall_time: now(),
             step: 0,
             what: Some(What::GraphDef(Bytes::from(def.encode_to_vec()))),
+        })
+    }
+
+    /// `writer.add_meta_graph(meta_graph_def)`: writes the meta graph (the graph with its
+    /// collections and saver), which TensorBoard shows beside the graph.
+    pub fn add_meta_graph(
+        &self,
+        meta_graph: &weir_graph::graph_def::meta_graph::MetaGraphDef,
+    ) -> Result<()> {
+        self.add_event(&Event {
+            wall_time: now(),
+            step: 0,
+            what: Some(What::MetaGraphDef(Bytes::from(meta_graph.encode_to_vec()))),
         })
     }
 

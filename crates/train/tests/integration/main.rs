@@ -22,6 +22,7 @@ mod saved_model;
 mod saver;
 mod sparse_grad;
 mod summary_file;
+mod supervisor;
 mod tf_checkpoints;
 mod util;
 mod variable_scope;
