@@ -5,9 +5,11 @@
 //! [`SparseOutput`](crate::sparse::SparseOutput)), `tf.strings.substr`, `tf.strings.to_number`,
 //! `tf.strings.as_string`, `tf.strings.length`, `tf.strings.regex_full_match`,
 //! `tf.strings.regex_replace`, `tf.strings.strip`, `tf.strings.lower`, `tf.strings.upper`,
-//! `tf.strings.to_hash_bucket_fast`, `tf.strings.to_hash_bucket_strong`, `tf.io.decode_base64`
-//! and `tf.io.encode_base64`, with TensorFlow's op names, attrs and error messages. String
-//! `tf.add` (concatenation) is [`math::add`](crate::math::add).
+//! `tf.strings.to_hash_bucket_fast`, `tf.strings.to_hash_bucket_strong`, `tf.io.decode_base64`,
+//! `tf.io.encode_base64`, and the Unicode ops (`tf.strings.unicode_transcode`,
+//! `unicode_decode`, `unicode_decode_with_offsets`, `unicode_encode`, `unicode_script`), with
+//! TensorFlow's op names, attrs and error messages. String `tf.add` (concatenation) is
+//! [`math::add`](crate::math::add).
 //!
 //! ```
 //! use weir_graph::{DType, Graph};
@@ -33,6 +35,10 @@ mod regex_match;
 mod regex_replace;
 mod strip_case;
 mod substr;
+mod unicode;
+mod unicode_codec;
+mod unicode_script;
+mod unicode_script_data;
 
 pub use base64::{decode_base64, encode_base64};
 pub use convert::{as_string, string_to_number, AsString};
@@ -44,6 +50,11 @@ pub use regex_match::{regex_full_match, regex_full_match_tensor};
 pub use regex_replace::{regex_replace, regex_replace_tensor};
 pub use strip_case::{lower, strip, upper};
 pub use substr::{string_length, substr, Substr};
+pub use unicode::{
+    unicode_decode, unicode_decode_with_offsets, unicode_encode, unicode_transcode, OutputEncoding,
+    UnicodeDecode, UnicodeDecoded, UnicodeEncode, UnicodeErrors, UnicodeTranscode,
+};
+pub use unicode_script::unicode_script;
 
 use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
 
@@ -59,6 +70,8 @@ pub(crate) fn register_all_ops() {
     regex_replace::register();
     strip_case::register();
     substr::register();
+    unicode::register();
+    unicode_script::register();
 }
 
 /// What string lengths and positions count: bytes (TensorFlow's default) or UTF-8 characters.

@@ -37,8 +37,10 @@ pub fn substr(
 /// The options of `tf.strings.substr(input, pos, len, unit='BYTE')`: for each string the
 /// piece of `len` units starting at `pos`. A negative `pos` counts from the end; `pos` past
 /// the end fails with InvalidArgument "pos 6 out of range for string b'hello' at index 0"; the
-/// piece stops at the end of the string (a negative `len` takes the rest). `pos` and `len`
-/// have one shape: a scalar, the input's shape, or one that broadcasts with it.
+/// piece stops at the end of the string (counting bytes a negative `len` takes the rest;
+/// counting characters, as TensorFlow, it takes nothing after a non-negative `pos`, and
+/// continuation bytes count with the byte before them, leading ones as one character). `pos`
+/// and `len` have one shape: a scalar, the input's shape, or one that broadcasts with it.
 ///
 /// ```
 /// # use weir_graph::Graph;
@@ -105,27 +107,66 @@ fn piece(s: &Bytes, pos: i64, len: i64, unit: Unit) -> Option<Bytes> {
             Some(s.slice(p as usize..end as usize))
         }
         Unit::Utf8Char => {
-            let n = utf8_len(s) as i64;
-            let p = if pos < 0 { pos + n } else { pos };
-            if p < 0 || p > n {
-                return None;
-            }
-            let end_char = if len < 0 {
-                n
+            // TensorFlow's UpdatePositiveUtf8 / UpdateNegativeUtf8: a character is a byte and
+            // the continuation bytes after it (so leading continuation bytes form one), and a
+            // negative `len` after a non-negative `pos` takes nothing.
+            let (start, end) = if pos >= 0 {
+                let mut start = 0;
+                if !forward_chars(s, pos, &mut start) {
+                    return None;
+                }
+                let mut end = start;
+                forward_chars(s, len, &mut end);
+                (start, end)
             } else {
-                p.saturating_add(len).min(n)
+                let back = pos.saturating_neg();
+                let skip = back.saturating_sub(len).max(0);
+                let mut end = s.len();
+                if !back_chars(s, skip, &mut end) {
+                    return None;
+                }
+                let mut start = end;
+                if !back_chars(s, back - skip, &mut start) {
+                    return None;
+                }
+                (start, end)
             };
-            // Byte offsets of character starts, plus the end.
-            let starts: Vec<usize> = s
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b & 0xc0 != 0x80)
-                .map(|(i, _)| i)
-                .chain(std::iter::once(s.len()))
-                .collect();
-            Some(s.slice(starts[p as usize]..starts[end_char as usize]))
+            Some(s.slice(start..end))
         }
     }
+}
+
+/// Whether `b` continues a UTF-8 character.
+fn is_trail(b: u8) -> bool {
+    (0x80..=0xBF).contains(&b)
+}
+
+/// Moves `pos` forward `n` characters (stopping at the end); whether all `n` were there.
+/// TensorFlow's `ForwardNUTF8CharPositions`.
+fn forward_chars(s: &[u8], n: i64, pos: &mut usize) -> bool {
+    let mut counted = 0;
+    while counted < n && *pos < s.len() {
+        *pos += 1;
+        while *pos < s.len() && is_trail(s[*pos]) {
+            *pos += 1;
+        }
+        counted += 1;
+    }
+    counted == n
+}
+
+/// Moves `pos` back `n` characters (stopping at the start); whether all `n` were there.
+/// TensorFlow's `BackNUTF8CharPositions`.
+fn back_chars(s: &[u8], n: i64, pos: &mut usize) -> bool {
+    let mut counted = 0;
+    while counted < n && *pos > 0 {
+        *pos -= 1;
+        while *pos > 0 && is_trail(s[*pos]) {
+            *pos -= 1;
+        }
+        counted += 1;
+    }
+    counted == n
 }
 
 /// For each element of a row-major array of `out`, the index into an array of `shape` that
@@ -340,6 +381,13 @@ mod tests {
         assert_eq!(p("hello", -6, 1, Unit::Byte), None);
         assert_eq!(p("h\u{e9}llo", 1, 2, Unit::Utf8Char).unwrap(), "\u{e9}l");
         assert_eq!(p("h\u{e9}llo", -4, 2, Unit::Utf8Char).unwrap(), "\u{e9}l");
+        assert_eq!(p("hello", 1, -1, Unit::Utf8Char).unwrap(), "");
+        assert_eq!(p("hello", -2, -1, Unit::Utf8Char), None);
+        assert_eq!(p("hello", -2, 5, Unit::Utf8Char).unwrap(), "lo");
+        let b = |v: &[u8], pos, len| piece(&Bytes::copy_from_slice(v), pos, len, Unit::Utf8Char);
+        assert_eq!(b(b"\xbf\x80x", 0, 1).unwrap(), &b"\xbf\x80"[..]);
+        assert_eq!(b(b"\x80", 1, 1).unwrap(), &b""[..]);
+        assert_eq!(b(b"\x80", 2, 1), None);
         assert_eq!(utf8_len("h\u{e9}".as_bytes()), 2);
     }
 

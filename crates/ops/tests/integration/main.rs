@@ -90,6 +90,7 @@ mod sparse_structure;
 mod stateless_random;
 mod string;
 mod strings_more;
+mod strings_unicode;
 mod summary;
 mod ta_util;
 mod tensor_array;
