@@ -36,9 +36,6 @@ mod regex_replace;
 mod strip_case;
 mod substr;
 mod unicode;
-mod unicode_codec;
-mod unicode_script;
-mod unicode_script_data;
 
 pub use base64::{decode_base64, encode_base64};
 pub use convert::{as_string, string_to_number, AsString};
@@ -51,10 +48,9 @@ pub use regex_replace::{regex_replace, regex_replace_tensor};
 pub use strip_case::{lower, strip, upper};
 pub use substr::{string_length, substr, Substr};
 pub use unicode::{
-    unicode_decode, unicode_decode_with_offsets, unicode_encode, unicode_transcode, OutputEncoding,
-    UnicodeDecode, UnicodeDecoded, UnicodeEncode, UnicodeErrors, UnicodeTranscode,
+    unicode_decode, unicode_decode_with_offsets, unicode_encode, unicode_script, unicode_transcode,
+    OutputEncoding, UnicodeDecode, UnicodeDecoded, UnicodeEncode, UnicodeErrors, UnicodeTranscode,
 };
-pub use unicode_script::unicode_script;
 
 use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
 
@@ -71,7 +67,6 @@ pub(crate) fn register_all_ops() {
     strip_case::register();
     substr::register();
     unicode::register();
-    unicode_script::register();
 }
 
 /// What string lengths and positions count: bytes (TensorFlow's default) or UTF-8 characters.

@@ -3,8 +3,8 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Kernel, OpContext, OpDef, Output, Result, Tensor};
 
-use super::same_shape;
-use super::unicode_script_data::SCRIPT_RUNS;
+use super::script_data::SCRIPT_RUNS;
+use crate::string::same_shape;
 
 /// `tf.strings.unicode_script(input)`: for each int32 code point its script as ICU's
 /// `UScriptCode` (0 Common, 1 Inherited, 25 Latin, 103 Unknown for unassigned ones, ...), with
