@@ -183,6 +183,8 @@ pub mod prelude {
     pub use weir_train::{l1_l2_regularizer, l1_regularizer, l2_regularizer, Regularizer};
     pub use weir_train::{layers, losses, metrics, saved_model};
     pub use weir_train::{
-        ManagedSessionOptions, PrepareArgs, SessionManager, Supervisor, SupervisorBuilder,
+        summary_iterator, CheckpointSaverListener, ChiefSessionCreator, GlobalStepWaiterHook,
+        ManagedSessionOptions, PrepareArgs, SessionCreator, SessionManager,
+        SingularMonitoredSession, Supervisor, SupervisorBuilder, WorkerSessionCreator,
     };
 }

@@ -45,10 +45,11 @@ pub use meta_graph::{
     export_meta_graph, import_meta_graph, CollectionValue, ExportMetaGraph, ImportMetaGraph,
 };
 pub use monitored::{
-    CheckpointSaverHook, FeedFnHook, FinalOpsHook, LoggingTensorHook, MonitoredSession,
-    MonitoredTrainingSession, NanTensorHook, ProfilerHook, Scaffold, SecondOrStepTimer,
-    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
-    StopAtStepHook, SummarySaverHook,
+    CheckpointSaverHook, CheckpointSaverListener, ChiefSessionCreator, FeedFnHook, FinalOpsHook,
+    GlobalStepWaiterHook, LoggingTensorHook, MonitoredSession, MonitoredTrainingSession,
+    NanTensorHook, ProfilerHook, Scaffold, SecondOrStepTimer, SessionCreator, SessionRunArgs,
+    SessionRunContext, SessionRunHook, SessionRunValues, SingularMonitoredSession, StepCounterHook,
+    StopAtStepHook, SummarySaverHook, WorkerSessionCreator,
 };
 pub use moving_averages::ExponentialMovingAverage;
 pub use optimizers::{
@@ -64,11 +65,13 @@ pub use regularizers::{
     Regularizer,
 };
 pub use saver::{
+    checkpoint_exists, generate_checkpoint_state_proto, get_checkpoint_mtimes,
     get_checkpoint_state, init_from_checkpoint, latest_checkpoint, list_variables, load_checkpoint,
-    load_variable, CheckpointReader, CheckpointState, InitFromCheckpoint, SaveArgs, Saver,
+    load_variable, remove_checkpoint, update_checkpoint_state, CheckpointReader, CheckpointState,
+    InitFromCheckpoint, SaveArgs, Saver,
 };
 pub use session_manager::{InitFn, PrepareArgs, SessionManager};
-pub use summary::{FileWriter, SummaryWriterCache};
+pub use summary::{summary_iterator, FileWriter, SummaryWriterCache};
 pub use supervisor::{ManagedSessionOptions, Supervisor, SupervisorBuilder};
 pub use variable_scope::{
     get_variable, variable_scope, variable_scope_name, GetVariable, Reuse, VariableScope,

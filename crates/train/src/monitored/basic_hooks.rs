@@ -141,10 +141,38 @@ enum SaverSource {
     Default(Option<Arc<Saver>>),
 }
 
-/// `tf.train.CheckpointSaverHook(checkpoint_dir, save_secs, save_steps, saver, ...)`: saves
-/// `checkpoint_dir/model.ckpt-<global step>` when the session is created, then every
-/// `save_steps` steps or `save_secs` seconds, and at the end if the last step is not saved.
+/// `tf.compat.v1.train.CheckpointSaverListener`: called by a [`CheckpointSaverHook`] around
+/// every checkpoint it saves, e.g. to evaluate or export each one. Every method does nothing
+/// by default.
+pub trait CheckpointSaverListener: Send {
+    /// `begin()`: when the hook's `begin` runs, before the graph is finalized.
+    fn begin(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// `before_save(session, global_step_value)`: just before a checkpoint is saved.
+    fn before_save(&mut self, _session: &SessionHandle, _global_step: i64) -> Result<()> {
+        Ok(())
+    }
+
+    /// `after_save(session, global_step_value)`: just after; `true` asks the training to
+    /// stop (after a save in the training loop, not the one at session creation).
+    fn after_save(&mut self, _session: &SessionHandle, _global_step: i64) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// `end(session, global_step_value)`: when the hook's `end` runs, after the last save.
+    fn end(&mut self, _session: &SessionHandle, _global_step: i64) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// `tf.train.CheckpointSaverHook(checkpoint_dir, save_secs, save_steps, saver,
+/// checkpoint_basename, scaffold, listeners)`: saves `checkpoint_dir/model.ckpt-<global step>`
+/// when the session is created, then every `save_steps` steps or `save_secs` seconds, and at
+/// the end if the last step is not saved, calling its listeners around each save.
 pub struct CheckpointSaverHook {
+    listeners: Vec<Box<dyn CheckpointSaverListener>>,
     dir: PathBuf,
     basename: String,
     timer: SecondOrStepTimer,
@@ -161,6 +189,7 @@ impl CheckpointSaverHook {
         save_steps: Option<i64>,
     ) -> Result<CheckpointSaverHook> {
         Ok(CheckpointSaverHook {
+            listeners: Vec::new(),
             dir: checkpoint_dir.as_ref().to_path_buf(),
             basename: "model.ckpt".to_string(),
             timer: SecondOrStepTimer::new(save_secs, save_steps)?,
@@ -188,7 +217,17 @@ impl CheckpointSaverHook {
         self
     }
 
-    fn save(&mut self, session: &SessionHandle, step: i64) -> Result<()> {
+    /// Adds `listener` (`listeners`), called around every save in the order added.
+    pub fn listener(mut self, listener: impl CheckpointSaverListener + 'static) -> Self {
+        self.listeners.push(Box::new(listener));
+        self
+    }
+
+    /// `_save`: saves at `step` between the listeners' calls; whether one asked to stop.
+    fn save(&mut self, session: &SessionHandle, step: i64) -> Result<bool> {
+        for l in &mut self.listeners {
+            l.before_save(session, step)?;
+        }
         let saver = match &self.saver {
             SaverSource::Given(s) => s.clone(),
             SaverSource::Scaffold(sc) => sc.saver().ok_or_else(|| {
@@ -201,7 +240,12 @@ impl CheckpointSaverHook {
         if let Some(w) = &self.writer {
             w.add_session_log(SessionStatus::Checkpoint, &prefix, step)?;
         }
-        Ok(())
+        let mut stop = false;
+        for l in &mut self.listeners {
+            // Every listener hears of the save, even after one asked to stop.
+            stop |= l.after_save(session, step)?;
+        }
+        Ok(stop)
     }
 }
 
@@ -211,6 +255,9 @@ impl SessionRunHook for CheckpointSaverHook {
         self.writer = Some(SummaryWriterCache::get(&self.dir)?);
         if let SaverSource::Default(s) = &mut self.saver {
             *s = Some(Arc::new(Saver::sharded(graph)?));
+        }
+        for l in &mut self.listeners {
+            l.begin()?;
         }
         Ok(())
     }
@@ -224,7 +271,8 @@ impl SessionRunHook for CheckpointSaverHook {
         if let Some(w) = &self.writer {
             w.add_graph(session.graph())?;
         }
-        // The state the session starts from, as TensorFlow saves it.
+        // The state the session starts from, as TensorFlow saves it (a stop asked for here is
+        // not acted on, as in TensorFlow).
         self.save(session, step)?;
         self.timer.update_last_triggered_step(step);
         Ok(())
@@ -249,7 +297,9 @@ impl SessionRunHook for CheckpointSaverHook {
         )?;
         if let Some(step) = fired {
             self.timer.update_last_triggered_step(step);
-            self.save(context.session(), step)?;
+            if self.save(context.session(), step)? {
+                context.request_stop();
+            }
         }
         Ok(())
     }
@@ -259,6 +309,9 @@ impl SessionRunHook for CheckpointSaverHook {
         let step = read_step(session, gs)?;
         if self.timer.last_triggered_step() != Some(step) {
             self.save(session, step)?;
+        }
+        for l in &mut self.listeners {
+            l.end(session, step)?;
         }
         // The cached writer lives as long as the process and is never dropped: flush now.
         match &self.writer {

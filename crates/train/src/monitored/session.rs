@@ -11,7 +11,8 @@ use weir_session::{RunArgs, RunMetadata, Session, SessionHandle, SessionOptions,
 use super::basic_hooks::{CheckpointSaverHook, StepCounterHook, SummarySaverHook};
 use super::hook::{SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues};
 use super::scaffold::Scaffold;
-use crate::{start_queue_runners, CoordThread, Coordinator, PrepareArgs, SessionManager};
+use super::session_creator::{ChiefSessionCreator, SessionCreator};
+use crate::{start_queue_runners, CoordThread, Coordinator};
 
 /// A setting left to TensorFlow's `USE_DEFAULT`, or set (possibly to none).
 #[derive(Clone, Copy, Debug)]
@@ -220,14 +221,13 @@ impl MonitoredTrainingSession {
             }
         }
         hooks.extend(self.hooks);
-        MonitoredSession::create(
-            &self.graph,
-            &self.scaffold,
-            self.checkpoint_dir.as_deref(),
-            hooks,
-            self.config,
-            self.stop_grace_period,
-        )
+        let mut creator = ChiefSessionCreator::new(&self.graph)
+            .scaffold(self.scaffold)
+            .config(self.config);
+        if let Some(dir) = &self.checkpoint_dir {
+            creator = creator.checkpoint_dir(dir);
+        }
+        MonitoredSession::with_stop_grace_period(creator, hooks, self.stop_grace_period)
     }
 }
 
@@ -267,30 +267,30 @@ pub struct MonitoredSession {
 }
 
 impl MonitoredSession {
-    fn create(
-        graph: &Graph,
-        scaffold: &Scaffold,
-        checkpoint_dir: Option<&Path>,
+    /// `tf.compat.v1.train.MonitoredSession(session_creator, hooks)`: calls every hook's
+    /// `begin`, creates the session with `creator` (which finalizes the graph), starts the
+    /// queue runners and calls the hooks' `after_create_session`. Closing it stops the
+    /// threads after `stop_grace_period_secs` (120) at most; see
+    /// [`with_stop_grace_period`](Self::with_stop_grace_period).
+    pub fn new(
+        creator: impl SessionCreator,
+        hooks: Vec<Box<dyn SessionRunHook>>,
+    ) -> Result<MonitoredSession> {
+        MonitoredSession::with_stop_grace_period(creator, hooks, Duration::from_secs(120))
+    }
+
+    /// [`new`](Self::new) with `stop_grace_period_secs`.
+    pub fn with_stop_grace_period(
+        creator: impl SessionCreator,
         mut hooks: Vec<Box<dyn SessionRunHook>>,
-        config: SessionOptions,
         stop_grace_period: Duration,
     ) -> Result<MonitoredSession> {
-        for h in &mut hooks {
-            h.begin(graph)?;
-        }
-        let f = scaffold.finalize(graph)?;
-        // TensorFlow's Scaffold.finalize makes the graph read-only for the session's life.
+        let graph = creator.graph().clone();
         let graph_was_finalized = graph.finalized();
-        graph.finalize();
-        let sm = SessionManager::new(graph)
-            .local_init_op(&f.local_init_op)
-            .ready_op(&f.ready_op)
-            .ready_for_local_init_op(&f.ready_for_local_init_op);
-        let mut args = PrepareArgs::new().config(config).init_op(&f.init_op);
-        if let (Some(dir), Some(saver)) = (checkpoint_dir, &f.saver) {
-            args = args.saver(saver.clone()).checkpoint_dir(dir);
+        for h in &mut hooks {
+            h.begin(&graph)?;
         }
-        let session = sm.prepare_session(args)?;
+        let session = creator.create_session()?;
         let handle = session.handle();
         let coord = Coordinator::new();
         let threads = start_queue_runners(&handle, &coord)?;

@@ -10,11 +10,16 @@
 //! are saved in name order, and a checkpoint exists when its `.index` file does.
 
 mod checkpoint_utils;
+mod management;
 mod state;
 
 pub use checkpoint_utils::{
     init_from_checkpoint, list_variables, load_checkpoint, load_variable, CheckpointReader,
     InitFromCheckpoint,
+};
+pub use management::{
+    checkpoint_exists, generate_checkpoint_state_proto, get_checkpoint_mtimes, remove_checkpoint,
+    update_checkpoint_state,
 };
 pub use state::{get_checkpoint_state, latest_checkpoint, CheckpointState};
 
@@ -509,50 +514,4 @@ impl SaveArgs {
         self.write_state = write;
         self
     }
-}
-
-/// Deletes the files of the checkpoint `prefix`, as TensorFlow's `remove_checkpoint` does: its
-/// `.index` first (so the checkpoint no longer exists), then its `.data-?????-of-?????` files and
-/// any `.meta` graph beside it. Files already gone are not an error.
-fn remove_checkpoint(prefix: &str) -> Result<()> {
-    let remove = |path: &Path| match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => {
-            let e: Error = e.into();
-            Err(e.with_prefix(&format!(
-                "Failed to delete old checkpoint file {}: ",
-                path.display()
-            )))
-        }
-    };
-    remove(Path::new(&weir_ops::training::checkpoint::index_filename(
-        prefix,
-    )))?;
-    let path = Path::new(prefix);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let data_start = match path.file_name().and_then(|n| n.to_str()) {
-        Some(base) => format!("{base}.data-"),
-        None => return Ok(()),
-    };
-    let is_data_file = |name: &str| {
-        name.strip_prefix(&data_start)
-            .and_then(|rest| rest.split_once("-of-"))
-            .is_some_and(|(shard, of)| {
-                [shard, of]
-                    .iter()
-                    .all(|n| n.len() == 5 && n.bytes().all(|b| b.is_ascii_digit()))
-            })
-    };
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_str().is_some_and(is_data_file) {
-                remove(&entry.path())?;
-            }
-        }
-    }
-    remove(Path::new(&format!("{prefix}.meta")))
 }

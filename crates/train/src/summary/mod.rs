@@ -25,6 +25,34 @@ pub enum SessionStatus {
     Checkpoint = 3,
 }
 
+/// `tf.compat.v1.train.summary_iterator(path)`: the `Event`s of an event file, in order, as
+/// TensorBoard reads them. A damaged record is DataLoss naming the file and offset (from the
+/// TFRecord reader); a record that is not an `Event` is DataLoss naming its index.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("weir-doc-iter-{}", std::process::id()));
+/// let writer = weir_train::FileWriter::new(&dir)?;
+/// writer.add_scalar("loss", 0.5, 1)?;
+/// writer.close()?;
+/// let events = weir_train::summary_iterator(writer.path())?.collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!((events.len(), events[1].step), (2, 1)); // the file version, then the scalar
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn summary_iterator(path: impl AsRef<Path>) -> Result<impl Iterator<Item = Result<Event>>> {
+    let path = path.as_ref().to_path_buf();
+    let records = weir_ops::io::tf_record_iterator(&path, TfRecordOptions::default())?;
+    Ok(records.enumerate().map(move |(i, r)| {
+        let bytes = r?;
+        Event::decode(bytes).map_err(|e| {
+            Error::data_loss(format!(
+                "{}: record {i} is not an Event: {e}",
+                path.display()
+            ))
+        })
+    }))
+}
+
 /// `tf.summary.FileWriter(logdir)`: appends events to
 /// `logdir/events.out.tfevents.<seconds>.<host>`, a TFRecord file TensorBoard reads. The first
 /// event is the file version `brain.Event:2`.

@@ -11,18 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use weir_graph::graph_def::{node_def_to_text, write_graph};
-use weir_graph::{
-    graph_keys, Code, CollectionItem, Error, Graph, Operation, Output, Result, Tensor,
-};
-use weir_ops::control_flow::group;
-use weir_ops::lookup::tables_initializer;
+use weir_graph::{graph_keys, Code, Error, Graph, Operation, Output, Result, Tensor};
 use weir_ops::state::{
-    global_variables, global_variables_initializer, local_variables_initializer,
-    report_uninitialized_variables,
+    global_variables, global_variables_initializer, report_uninitialized_variables,
 };
 use weir_session::{Session, SessionHandle, SessionOptions};
 
 use crate::meta_graph::ExportMetaGraph;
+use crate::monitored::{default_local_init_op, first_output, operation_or, output_or};
 use crate::session_manager::InitFn;
 use crate::summary::SessionStatus;
 use crate::{
@@ -192,14 +188,9 @@ impl SupervisorBuilder {
         let g = self.graph.clone();
         let ready_op = match self.ready_op {
             Some(op) => op,
-            None => Some(match first_output(&g, graph_keys::READY_OP) {
-                Some(op) => op,
-                None => {
-                    let op = report_uninitialized_variables(&g, None)?;
-                    g.add_to_collection(graph_keys::READY_OP, op.clone())?;
-                    op
-                }
-            }),
+            None => Some(output_or(&g, graph_keys::READY_OP, || {
+                report_uninitialized_variables(&g, None)
+            })?),
         };
         let ready_for_local_init_op = match self.ready_for_local_init_op {
             Some(op) => op,
@@ -207,26 +198,15 @@ impl SupervisorBuilder {
         };
         let init_op = match self.init_op {
             Some(op) => op,
-            None => Some(match first_operation(&g, graph_keys::INIT_OP) {
-                Some(op) => op,
-                None => {
-                    let op = global_variables_initializer(&g)?;
-                    g.add_to_collection(graph_keys::INIT_OP, op.clone())?;
-                    op
-                }
-            }),
+            None => Some(operation_or(&g, graph_keys::INIT_OP, || {
+                global_variables_initializer(&g)
+            })?),
         };
         let local_init_op = match self.local_init_op {
             Some(op) => op,
-            None => Some(match first_operation(&g, graph_keys::LOCAL_INIT_OP) {
-                Some(op) => op,
-                None => {
-                    let parts = [local_variables_initializer(&g)?, tables_initializer(&g)?];
-                    let op = group(&g, &parts, None)?;
-                    g.add_to_collection(graph_keys::LOCAL_INIT_OP, op.clone())?;
-                    op
-                }
-            }),
+            None => Some(operation_or(&g, graph_keys::LOCAL_INIT_OP, || {
+                default_local_init_op(&g)
+            })?),
         };
         let saver = match self.saver {
             Some(s) => s,
@@ -349,22 +329,6 @@ impl SupervisorBuilder {
             init_fn: self.init_fn,
         })
     }
-}
-
-/// The first tensor of collection `key`.
-fn first_output(g: &Graph, key: &str) -> Option<Output> {
-    g.get_collection(key).into_iter().find_map(|i| match i {
-        CollectionItem::Output(o) => Some(o),
-        _ => None,
-    })
-}
-
-/// The first operation of collection `key`.
-fn first_operation(g: &Graph, key: &str) -> Option<Operation> {
-    g.get_collection(key).into_iter().find_map(|i| match i {
-        CollectionItem::Operation(o) => Some(o),
-        _ => None,
-    })
 }
 
 /// `_default_global_step_tensor` after the collection: the graph's `global_step` variable

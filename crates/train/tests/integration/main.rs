@@ -10,6 +10,7 @@ mod losses;
 mod meta_graph;
 mod metrics;
 mod minimize;
+mod monitored_more;
 mod monitored_session;
 mod more_ops_grad;
 mod moving_averages;
