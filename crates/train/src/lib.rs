@@ -39,7 +39,12 @@ pub use input_producer::{
     string_input_producer, InputProducer, RangeInputProducer, SliceInputProducer,
     StringInputProducer,
 };
-pub use learning_rate::{exponential_decay, exponential_decay_tensor, piecewise_constant};
+pub use learning_rate::{
+    cosine_decay, cosine_decay_restarts, exponential_decay, exponential_decay_tensor,
+    inverse_time_decay, linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
+    piecewise_constant, polynomial_decay, CosineDecay, CosineDecayRestarts, InverseTimeDecay,
+    LinearCosineDecay, NaturalExpDecay, NoisyLinearCosineDecay, PolynomialDecay,
+};
 pub use looper_thread::LooperThread;
 pub use meta_graph::{
     export_meta_graph, import_meta_graph, CollectionValue, ExportMetaGraph, ImportMetaGraph,

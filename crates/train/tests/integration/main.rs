@@ -6,6 +6,7 @@ mod gradients;
 mod gradients_debug;
 mod input_pipeline;
 mod layers;
+mod learning_rate_decay;
 mod losses;
 mod meta_graph;
 mod metrics;

@@ -1,5 +1,23 @@
-//! Learning-rate schedules: `tf.train.exponential_decay` and `tf.train.piecewise_constant`,
-//! each one graph node (see `weir_ops::training`) evaluated at run time from the global step.
+//! TensorFlow 1's learning-rate schedules (`tf.compat.v1.train.*_decay`).
+//!
+//! `exponential_decay` and `piecewise_constant` are one fused graph node each (see
+//! `weir_ops::training`). The others build TensorFlow's own expression from math ops under
+//! TensorFlow's name scope, so their graphs and float32 values match TensorFlow's.
+
+mod cosine;
+mod expr;
+mod inverse_time;
+mod linear_cosine;
+mod natural_exp;
+mod polynomial;
+
+pub use cosine::{cosine_decay, cosine_decay_restarts, CosineDecay, CosineDecayRestarts};
+pub use inverse_time::{inverse_time_decay, InverseTimeDecay};
+pub use linear_cosine::{
+    linear_cosine_decay, noisy_linear_cosine_decay, LinearCosineDecay, NoisyLinearCosineDecay,
+};
+pub use natural_exp::{natural_exp_decay, NaturalExpDecay};
+pub use polynomial::{polynomial_decay, PolynomialDecay};
 
 use weir_graph::{Error, Output, Result, Tensor};
 
