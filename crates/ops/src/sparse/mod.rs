@@ -17,6 +17,9 @@
 //! the Python-built `tf.sparse.retain`, `tf.sparse.transpose`, `tf.sparse.to_indicator` and
 //! `tf.sparse.reset_shape`.
 //!
+//! Feature crosses: `tf.sparse.cross` (`SparseCrossV2`), `tf.sparse.cross_hashed`
+//! (`SparseCross`), and the raw `SparseCrossHashed`.
+//!
 //! A sparse tensor in a graph is three outputs, grouped as a [`SparseOutput`]; `string_split`
 //! and the parsing ops return one. A run fetches the three tensors, and
 //! [`SparseTensor::new`](weir_graph::SparseTensor::new) assembles the value:
@@ -41,6 +44,9 @@ mod add;
 mod arith;
 mod checks;
 mod concat;
+mod cross;
+mod cross_checks;
+mod cross_kernel;
 mod cwise;
 mod dense_matmul;
 mod fill_empty_rows;
@@ -61,6 +67,10 @@ mod transpose;
 
 pub use add::{sparse_add, sparse_add_grad, sparse_tensor_dense_add};
 pub use concat::sparse_concat;
+pub use cross::{
+    sparse_cross, sparse_cross_hashed, sparse_cross_hashed_v2, sparse_cross_v1, sparse_cross_v2,
+    CrossInput, CrossLists, SparseCrossAttrs, DEFAULT_CROSS_HASH_KEY,
+};
 pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
 pub use dense_matmul::sparse_tensor_dense_matmul;
 pub use fill_empty_rows::sparse_fill_empty_rows;
@@ -91,6 +101,7 @@ use weir_graph::{DType, Error, Graph, Operation, Output, Result};
 pub(crate) fn register_all_ops() {
     add::register();
     concat::register();
+    cross::register();
     cwise::register();
     dense_matmul::register();
     fill_empty_rows::register();

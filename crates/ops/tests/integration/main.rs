@@ -84,6 +84,7 @@ mod scatter_segment;
 mod script;
 mod serialize_tensor;
 mod sparse;
+mod sparse_cross;
 mod sparse_math;
 mod sparse_serialize;
 mod sparse_structure;
