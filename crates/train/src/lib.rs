@@ -58,8 +58,9 @@ pub use monitored::{
 };
 pub use moving_averages::ExponentialMovingAverage;
 pub use optimizers::{
-    AdagradOptimizer, AdamOptimizer, GradAndVar, GradientDescentOptimizer, LearningRate,
-    MomentumOptimizer, Optimizer, OptimizerBase, RMSPropOptimizer,
+    AdadeltaOptimizer, AdagradDAOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
+    GradAndVar, GradientDescentOptimizer, LearningRate, MomentumOptimizer, Optimizer,
+    OptimizerBase, ProximalAdagradOptimizer, ProximalGradientDescentOptimizer, RMSPropOptimizer,
 };
 pub use queue_runner::{
     add_queue_runner, queue_runners, start_queue_runners, start_queue_runners_with, QueueRunner,

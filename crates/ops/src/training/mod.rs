@@ -1,14 +1,24 @@
 //! Training ops: the dense optimizer kernels (`ApplyGradientDescent`, `ApplyMomentum`,
-//! `ApplyAdagrad`, `ApplyRMSProp`, `ApplyCenteredRMSProp`, `ApplyAdam`), the learning-rate
+//! `ApplyAdagrad`, `ApplyRMSProp`, `ApplyCenteredRMSProp`, `ApplyAdam`), the dense and sparse
+//! kernels of Adadelta, FTRL, proximal Adagrad, proximal gradient descent and AdagradDA
+//! (`ApplyFtrl`, `SparseApplyFtrl`, ...), the learning-rate
 //! schedule kernels, and the checkpoint ops `SaveV2` / `RestoreV2` with TensorFlow's V2
 //! checkpoint format (a tensor bundle). The optimizers and `Saver` of `weir-train` build on
 //! these.
 
 mod apply;
+mod apply_more;
+mod apply_more_ops;
 mod apply_ops;
 pub mod checkpoint;
 mod learning_rate;
 
+pub use apply_more_ops::{
+    apply_adadelta, apply_adagrad_da, apply_ftrl, apply_proximal_adagrad,
+    apply_proximal_gradient_descent, sparse_apply_adadelta, sparse_apply_adagrad_da,
+    sparse_apply_ftrl, sparse_apply_proximal_adagrad, sparse_apply_proximal_gradient_descent,
+    FtrlScalars,
+};
 pub use apply_ops::{
     apply_adagrad, apply_adam, apply_centered_rms_prop, apply_gradient_descent, apply_momentum,
     apply_rms_prop, AdamScalars,
@@ -19,6 +29,7 @@ pub use learning_rate::{exponential_decay_op, piecewise_constant_op};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     apply_ops::register();
+    apply_more_ops::register();
     checkpoint::register();
     learning_rate::register();
 }

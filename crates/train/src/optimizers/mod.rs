@@ -2,16 +2,24 @@
 //! `apply_gradients` and `minimize`, slot variables created where TensorFlow creates them,
 //! and the `Apply*` kernels of `weir_ops::training` doing TensorFlow's updates.
 
+mod adadelta;
 mod adagrad;
+mod adagrad_da;
 mod adam;
+mod ftrl;
 mod gradient_descent;
 mod momentum;
+mod proximal;
 mod rmsprop;
 
+pub use adadelta::AdadeltaOptimizer;
 pub use adagrad::AdagradOptimizer;
+pub use adagrad_da::AdagradDAOptimizer;
 pub use adam::AdamOptimizer;
+pub use ftrl::FtrlOptimizer;
 pub use gradient_descent::GradientDescentOptimizer;
 pub use momentum::MomentumOptimizer;
+pub use proximal::{ProximalAdagradOptimizer, ProximalGradientDescentOptimizer};
 pub use rmsprop::RMSPropOptimizer;
 
 use std::collections::HashMap;
@@ -195,6 +203,31 @@ impl OptimizerBase {
     }
 }
 
+/// The rows of a gathered gradient: weir's gradient of `gather(var, indices)` (and of
+/// `embedding_lookup`) is TensorFlow's `IndexedSlices(values, indices)` made dense by
+/// `UnsortedSegmentSum(values, indices, rows of var)`; this finds `(values, indices)` in it, so
+/// that optimizers update only the gathered rows, as TensorFlow's `_apply_sparse` does.
+fn gathered_rows(grad: &Output, var: &Variable) -> Option<(Output, Output)> {
+    let op = grad.op();
+    if op.op_type() != "UnsortedSegmentSum" {
+        return None;
+    }
+    let inputs = op.inputs();
+    let (values, indices) = (inputs.first()?.clone(), inputs.get(1)?.clone());
+    let var_rank = var.shape().rank()?;
+    // The gradient function flattens the indices to a vector and the values to one row each.
+    let flattened = indices.op().op_type() == "Reshape" && values.op().op_type() == "Reshape";
+    if !flattened
+        || var_rank == 0
+        || indices.shape().rank() != Some(1)
+        || values.shape().rank() != Some(var_rank)
+        || !grad.shape().is_compatible_with(&var.shape())
+    {
+        return None;
+    }
+    Some((values, indices))
+}
+
 /// TensorFlow's `tf.train.Optimizer`: subclasses say how to create slots and how to apply one
 /// dense gradient; the provided methods build the training step around them.
 ///
@@ -227,6 +260,34 @@ pub trait Optimizer {
     /// Adds the op applying `grad` to `var` (TensorFlow's `_apply_dense`), in the name scope
     /// `<name>/update_<var>`.
     fn apply_dense(&mut self, grad: &Output, var: &Variable) -> Result<Output>;
+
+    /// Makes the tensors every update of one `apply_gradients` call shares, in its name scope
+    /// (TensorFlow's `_prepare`); AdagradDA reads the global step here.
+    fn prepare(&mut self, _graph: &Graph) -> Result<()> {
+        Ok(())
+    }
+
+    /// Whether the optimizer applies gathered gradients sparsely through
+    /// [`Optimizer::apply_sparse`]; the others apply them as the dense tensors they are.
+    fn supports_sparse(&self) -> bool {
+        false
+    }
+
+    /// Adds the op applying the gradient rows `values` to the rows `indices` (unique) of `var`
+    /// (TensorFlow's `_apply_sparse` after `_deduplicate_indexed_slices`).
+    fn apply_sparse(
+        &mut self,
+        values: &Output,
+        indices: &Output,
+        var: &Variable,
+    ) -> Result<Output> {
+        let _ = (values, indices);
+        Err(Error::unimplemented(format!(
+            "{} applies no sparse gradients (variable {})",
+            self.get_name(),
+            var.name()
+        )))
+    }
 
     /// Groups the update ops into the op named `name` (TensorFlow's `_finish`); Adam also
     /// advances its beta powers here.
@@ -327,11 +388,26 @@ pub trait Optimizer {
         let scope = graph.name_scope(name.unwrap_or(&self.base().name.clone()));
         let scope_name = scope.prefix().to_string();
         self.base_mut().scalars.clear();
+        self.prepare(&graph)?;
         let mut updates = Vec::with_capacity(vars.len());
         for (g, v) in grads_and_vars {
             let Some(g) = g else { continue };
             let _s = graph.name_scope(&format!("update_{}", v.name()));
-            updates.push(self.apply_dense(g, v)?.op());
+            let sparse = match self.supports_sparse() {
+                true => gathered_rows(g, v),
+                false => None,
+            };
+            let update = match sparse {
+                Some((values, indices)) => {
+                    // TensorFlow's `_deduplicate_indexed_slices`.
+                    let (unique, positions) = weir_ops::array::unique(indices)?;
+                    let n = weir_ops::array::size(&unique)?;
+                    let summed = weir_ops::math::unsorted_segment_sum(values, positions, n)?;
+                    self.apply_sparse(&summed, &unique, v)?
+                }
+                None => self.apply_dense(g, v)?,
+            };
+            updates.push(update.op());
         }
         let train = match global_step {
             None => self.finish(&graph, &updates, &scope_name)?,

@@ -18,6 +18,7 @@ mod moving_averages;
 mod nn_extras_grad;
 mod optimizers;
 mod optimizers_learning_rate;
+mod optimizers_more;
 mod queue_runner;
 mod sampled_grad;
 mod saved_model;
