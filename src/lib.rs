@@ -174,6 +174,12 @@ pub mod prelude {
         ShuffleBatch, ShuffleBatchJoin, SliceInputProducer, StringInputProducer, VariableScope,
     };
     pub use weir_train::{
+        cosine_decay, cosine_decay_restarts, inverse_time_decay, linear_cosine_decay,
+        natural_exp_decay, noisy_linear_cosine_decay, polynomial_decay, AdadeltaOptimizer,
+        AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
+        ProximalGradientDescentOptimizer,
+    };
+    pub use weir_train::{
         export_meta_graph, import_meta_graph, write_graph, CheckpointSaverHook,
         ExponentialMovingAverage, ExportMetaGraph, FeedFnHook, FinalOpsHook, ImportMetaGraph,
         LoggingTensorHook, MonitoredSession, MonitoredTrainingSession, NanTensorHook, ProfilerHook,
