@@ -5,7 +5,7 @@
 //! " for '{{node ...}}'" suffix (weir's suffix names the op instead).
 
 use serde_json::Value;
-use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Tensor};
+use weir_graph::{Bytes, DType, Error, Graph, Output, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::audio::{DecodeWav, EncodeWav};
 use weir_session::{RunArgs, Session};
@@ -92,14 +92,6 @@ fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Vec<
     EncodeWav::new().build(audio, rate).map(|o| vec![o])
 }
 
-fn check_error(name: &str, got: &Error, want: &Value) {
-    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
-    assert_eq!(got.code(), code, "{name}: {got}");
-    let want = want["message"].as_str().unwrap();
-    let got = got.message().split(" for '").next().unwrap();
-    assert_eq!(got, want, "{name}");
-}
-
 fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
     let want = &c["outputs"];
     if c["op"] == "decode" {
@@ -140,7 +132,12 @@ fn run_case(c: &Value) -> bool {
     let g = Graph::new();
     let mut feeds = Vec::new();
     let built = build(&g, c, &mut feeds);
-    let Some(outs) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+    let Some(outs) = expect_same_outcome(
+        name,
+        built,
+        c.get("build_error"),
+        crate::io_util::check_tf_error,
+    ) else {
         return true;
     };
     let shapes = c["static_shapes"].as_array().unwrap();
@@ -149,7 +146,7 @@ fn run_case(c: &Value) -> bool {
         assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
     }
     let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
-    match expect_same_outcome(name, ran, c.get("error"), check_error) {
+    match expect_same_outcome(name, ran, c.get("error"), crate::io_util::check_tf_error) {
         Some(v) => {
             check_outputs(name, c, &v);
             false

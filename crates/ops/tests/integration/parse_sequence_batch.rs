@@ -5,7 +5,7 @@
 //! input. Messages are compared before TensorFlow's " for '{{node ...}}'" suffix.
 
 use serde_json::Value;
-use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Tensor};
+use weir_graph::{Bytes, DType, Error, Graph, Output, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::parsing::{
     Features, FixedLenFeature, FixedLenSequenceFeature, ParseSequenceExample, ParsedFeature,
@@ -129,14 +129,6 @@ fn build(
     Ok([a, b, l])
 }
 
-fn check_error(name: &str, got: &Error, want: &Value) {
-    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
-    assert_eq!(got.code(), code, "{name}: {got}");
-    let want = want["message"].as_str().unwrap();
-    let got = got.message().split(" for '").next().unwrap();
-    assert_eq!(got, want, "{name}");
-}
-
 /// The recorded static shapes (or values), flattened like [`outputs`].
 fn flatten_recorded(groups: &Value, sparse_parts: &[&str]) -> Vec<Value> {
     let mut out = Vec::new();
@@ -194,7 +186,12 @@ fn run_case(c: &Value) -> bool {
     let g = Graph::new();
     let mut feeds = Vec::new();
     let built = build(&g, c, &mut feeds);
-    let Some(parsed) = expect_same_outcome(name, built, c.get("build_error"), check_error) else {
+    let Some(parsed) = expect_same_outcome(
+        name,
+        built,
+        c.get("build_error"),
+        crate::io_util::check_tf_error,
+    ) else {
         return true;
     };
     let outs = outputs(&parsed);
@@ -204,7 +201,8 @@ fn run_case(c: &Value) -> bool {
         assert_eq!(o.shape(), shape_of(s), "{name}: static shape");
     }
     let ran = Session::new(&g).unwrap().run(&fetch_and_feed(&outs, feeds));
-    let Some(got) = expect_same_outcome(name, ran, c.get("error"), check_error) else {
+    let Some(got) = expect_same_outcome(name, ran, c.get("error"), crate::io_util::check_tf_error)
+    else {
         return true;
     };
     let want = flatten_recorded(&c["outputs"], &["indices", "values", "dense_shape"]);

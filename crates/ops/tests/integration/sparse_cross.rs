@@ -14,9 +14,7 @@ use weir_ops::sparse::{
 };
 use weir_session::Session;
 
-use crate::io_util::{
-    check_all_cases, element_bytes, run_built_case, shape_of, spec_dtype, spec_tensor,
-};
+use crate::io_util::{check_all_cases, run_built_case, shape_of, spec_dtype, spec_tensor};
 
 /// A placeholder of the spec's `shape` (its own dims unless given), fed its value.
 fn source(g: &Graph, spec: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Output {
@@ -108,32 +106,13 @@ fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Vec<
     Ok(out.outputs().to_vec())
 }
 
-fn check_error(name: &str, got: &Error, want: &Value) {
-    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
-    assert_eq!(got.code(), code, "{name}: {got}");
-    let want = want["message"].as_str().unwrap();
-    let got = got.message().split(" for '").next().unwrap();
-    assert_eq!(got, want, "{name}");
-}
-
-fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
-    let want = c["outputs"].as_array().unwrap();
-    assert_eq!(got.len(), want.len(), "{name}: outputs");
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let w = spec_tensor(w);
-        assert_eq!(g.dtype(), w.dtype(), "{name}: dtype of output {k}");
-        assert_eq!(g.shape(), w.shape(), "{name}: shape of output {k}");
-        assert_eq!(element_bytes(g), element_bytes(&w), "{name}: output {k}");
-    }
-}
-
 fn run_case(c: &Value) -> bool {
     run_built_case(
         c,
         c.get("build_error"),
         |g, feeds| build(g, c, feeds),
-        check_error,
-        |name, v| check_outputs(name, c, v),
+        crate::io_util::check_tf_error,
+        |name, v| crate::io_util::check_spec_outputs(name, c, v),
     )
 }
 

@@ -6,7 +6,7 @@
 //! TensorFlow's " for '{{node ...}}'" suffix (weir's suffix names the op instead).
 
 use serde_json::Value;
-use weir_graph::{Code, DType, Error, Graph, Output, Tensor};
+use weir_graph::{DType, Error, Graph, Output, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::sparse::{
     sparse_add, sparse_add_grad, sparse_dense_cwise_add, sparse_dense_cwise_div,
@@ -144,14 +144,6 @@ fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Vec<
     }
 }
 
-fn check_error(name: &str, got: &Error, want: &Value) {
-    let code = Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
-    assert_eq!(got.code(), code, "{name}: {got}");
-    let want = want["message"].as_str().unwrap();
-    let got = got.message().split(" for '").next().unwrap();
-    assert_eq!(got, want, "{name}");
-}
-
 fn check_outputs(name: &str, c: &Value, got: &[Tensor]) {
     let want = c["outputs"].as_array().unwrap();
     assert_eq!(got.len(), want.len(), "{name}: outputs");
@@ -173,7 +165,7 @@ fn run_case(c: &Value) -> bool {
         c,
         c.get("build_error"),
         |g, feeds| build(g, c, feeds),
-        check_error,
+        crate::io_util::check_tf_error,
         |name, v| check_outputs(name, c, v),
     )
 }

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 use weir_graph::{Bytes, Code, DType, Error, Graph, Output, Shape, Tensor};
-use weir_ops::array::{constant, placeholder};
+use weir_ops::array::placeholder;
 use weir_ops::math::add;
 use weir_ops::string::{
     lower, reduce_join, reduce_join_tensor, regex_full_match, regex_replace, regex_replace_tensor,
@@ -20,71 +20,12 @@ use weir_ops::string::{
 };
 use weir_session::{RunArgs, Session};
 
-use crate::io_util::{check_all_cases, expect_same_outcome, fetch_and_feed, shape_of};
+use crate::io_util::{
+    bytes_of, check_all_cases, expect_same_outcome, fetch_and_feed, shape_of, source,
+};
 
 fn cases() -> Vec<Value> {
     crate::io_util::expected_cases("strings_more")
-}
-
-/// A JSON string, or a list of byte values for one that is not UTF-8.
-fn bytes_of(v: &Value) -> Bytes {
-    match v {
-        Value::String(s) => Bytes::from(s.clone().into_bytes()),
-        Value::Array(b) => b.iter().map(|x| x.as_u64().unwrap() as u8).collect(),
-        other => panic!("not a string: {other}"),
-    }
-}
-
-/// The shape and row-major leaves of a nested JSON list of strings or ints.
-fn flatten(v: &Value, dtype: DType, shape: &mut Vec<usize>, depth: usize, out: &mut Vec<Value>) {
-    let is_leaf = match v {
-        Value::Array(items) => dtype == DType::String && items.iter().all(Value::is_number),
-        _ => true,
-    };
-    // A non-empty list of numbers is a byte string when strings are meant.
-    if is_leaf && !(v.is_array() && v.as_array().unwrap().is_empty()) {
-        out.push(v.clone());
-        return;
-    }
-    let items = v.as_array().unwrap();
-    if shape.len() == depth {
-        shape.push(items.len());
-    }
-    for x in items {
-        flatten(x, dtype, shape, depth + 1, out);
-    }
-}
-
-fn tensor_of(v: &Value, dtype: DType) -> Tensor {
-    let (mut shape, mut leaves) = (Vec::new(), Vec::new());
-    flatten(v, dtype, &mut shape, 0, &mut leaves);
-    match dtype {
-        DType::String => Tensor::from_vec(&shape, leaves.iter().map(bytes_of).collect()).unwrap(),
-        _ => Tensor::from_vec(
-            &shape,
-            leaves.iter().map(|x| x.as_i64().unwrap() as i32).collect(),
-        )
-        .unwrap(),
-    }
-}
-
-/// Input `key` of case `c`: a constant, or a placeholder of `c[key_shape]` fed its value.
-fn source(
-    g: &Graph,
-    c: &Value,
-    key: &str,
-    dtype: DType,
-    feeds: &mut Vec<(Output, Tensor)>,
-) -> Output {
-    let value = tensor_of(&c[key], dtype);
-    match c.get(format!("{key}_shape")) {
-        None => constant(g, value).unwrap(),
-        Some(s) => {
-            let p = placeholder(g, dtype, shape_of(s)).unwrap();
-            feeds.push((p.clone(), value));
-            p
-        }
-    }
 }
 
 fn build(g: &Graph, c: &Value, feeds: &mut Vec<(Output, Tensor)>) -> Result<Output, Error> {

@@ -13,6 +13,9 @@ use weir_graph::{
     Node, OpContext, OpDef, Output, QueueResource, Resource, ResourceHandle, Result, Shape, Tensor,
 };
 
+mod json_tensors;
+pub use json_tensors::{bytes_of, source, tensor_of};
+
 /// `../shared/fixtures` beside the repository root (or beside the folder holding a worktree).
 pub fn fixtures() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -504,5 +507,28 @@ pub fn element_bytes(t: &Tensor) -> Vec<Vec<u8>> {
             .map(|b| b.to_vec())
             .collect(),
         DType::Resource => unreachable!(),
+    }
+}
+
+/// Compares an error with a recorded `{"code", "message"}`: the code, and the message up to
+/// weir's " for '<node>'" suffix (where TensorFlow's kernel message ends).
+pub fn check_tf_error(name: &str, got: &weir_graph::Error, want: &Value) {
+    let code = weir_graph::Code::from_proto_number(want["code"].as_i64().unwrap() as i32).unwrap();
+    assert_eq!(got.code(), code, "{name}: {got}");
+    let want = want["message"].as_str().unwrap();
+    let got = got.message().split(" for '").next().unwrap();
+    assert_eq!(got, want, "{name}");
+}
+
+/// Compares outputs with the case's recorded `"outputs"` tensor specs: dtype, shape and the
+/// bytes of every element.
+pub fn check_spec_outputs(name: &str, c: &Value, got: &[Tensor]) {
+    let want = c["outputs"].as_array().unwrap();
+    assert_eq!(got.len(), want.len(), "{name}: outputs");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let w = spec_tensor(w);
+        assert_eq!(g.dtype(), w.dtype(), "{name}: dtype of output {k}");
+        assert_eq!(g.shape(), w.shape(), "{name}: shape of output {k}");
+        assert_eq!(element_bytes(g), element_bytes(&w), "{name}: output {k}");
     }
 }
