@@ -5,6 +5,7 @@
 
 mod batching;
 mod coordinator;
+pub mod feature_column;
 mod global_step;
 pub mod gradients;
 mod input_producer;

@@ -1,7 +1,8 @@
 //! `tf.nn.embedding_lookup` and `tf.nn.embedding_lookup_sparse`, built op for op as
 //! TensorFlow's `embedding_ops.py` builds them: a gather (or, over partitioned params,
 //! `DynamicPartition` of the ids, one gather per shard and `ParallelDynamicStitch`), optional
-//! `clip_by_norm` of the looked-up rows, and for sparse ids a segment reduction.
+//! `clip_by_norm` of the looked-up rows, and for sparse ids a segment reduction; and
+//! `tf.compat.v1.nn.safe_embedding_lookup_sparse`, which prunes invalid ids and weights first.
 //!
 //! Gradients reach the params through the gathers' and segment ops' gradients; TensorFlow
 //! makes them `IndexedSlices`, weir dense tensors of the params' shape.
@@ -477,6 +478,252 @@ fn weighted(
         .input(divisor)
         .build()?
         .output(0)
+}
+
+/// `tf.compat.v1.nn.safe_embedding_lookup_sparse(embedding_weights, sparse_ids,
+/// sparse_weights=None, combiner="mean")`; see [`SafeEmbeddingLookupSparse`].
+///
+/// ```
+/// # use weir_graph::{Graph, Tensor};
+/// # use weir_ops::{array::constant, nn::safe_embedding_lookup_sparse, sparse::SparseOutput};
+/// # use weir_session::Session;
+/// let g = Graph::new();
+/// let params = constant(&g, Tensor::from_vec(&[3, 1], vec![1.0f32, 2.0, 4.0])?)?;
+/// // Row 0 holds ids 0 and 2, row 1 only the invalid id -1, row 2 nothing.
+/// let ids = SparseOutput::new(
+///     constant(&g, Tensor::from_vec(&[3, 2], vec![0i64, 0, 0, 1, 1, 0])?)?,
+///     constant(&g, vec![0i64, 2, -1])?,
+///     constant(&g, vec![3i64, 2])?,
+/// )?;
+/// let y = safe_embedding_lookup_sparse(&[params], &ids, None, "mean")?;
+/// assert_eq!(Session::new(&g)?.eval(&y)?.to_vec::<f32>()?, [2.5, 0.0, 0.0]);
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
+pub fn safe_embedding_lookup_sparse(
+    embedding_weights: &[Output],
+    sparse_ids: &SparseOutput,
+    sparse_weights: Option<&SparseOutput>,
+    combiner: &str,
+) -> Result<Output> {
+    SafeEmbeddingLookupSparse::new().combiner(combiner).build(
+        embedding_weights,
+        sparse_ids,
+        sparse_weights,
+    )
+}
+
+/// The options of TensorFlow 1's `tf.compat.v1.nn.safe_embedding_lookup_sparse(
+/// embedding_weights, sparse_ids, sparse_weights=None, combiner="mean", default_id=None,
+/// name=None, partition_strategy="div", max_norm=None)`: [`EmbeddingLookupSparse`] made safe
+/// for real input. Ids of any rank `r >= 2` are looked up along their last dim; ids `< 0` are
+/// dropped, and with a combiner other than `"sum"` so are entries whose weight is `<= 0`; rows
+/// left empty give zeros, or the embedding of `default_id`. The result has shape
+/// `dense_shape[:-1] + params.shape[1:]`.
+///
+/// Built op for op as TensorFlow builds it: `SparseReshape`, `sparse_retain`s,
+/// `SparseFillEmptyRows`, the lookup and a `Select` of zeros for the empty rows.
+#[derive(Clone, Debug)]
+pub struct SafeEmbeddingLookupSparse {
+    lookup: EmbeddingLookupSparse,
+    default_id: Option<i64>,
+}
+
+impl Default for SafeEmbeddingLookupSparse {
+    fn default() -> Self {
+        SafeEmbeddingLookupSparse {
+            lookup: EmbeddingLookupSparse::new().partition_strategy("div"),
+            default_id: None,
+        }
+    }
+}
+
+impl SafeEmbeddingLookupSparse {
+    /// The `"mean"` combiner, `"div"` strategy, no clipping, zeros for empty rows, name scope
+    /// `embedding_lookup`.
+    pub fn new() -> SafeEmbeddingLookupSparse {
+        SafeEmbeddingLookupSparse::default()
+    }
+
+    /// `"mean"`, `"sqrtn"` or `"sum"`; anything else is InvalidArgument.
+    pub fn combiner(mut self, combiner: &str) -> Self {
+        self.lookup = self.lookup.combiner(combiner);
+        self
+    }
+
+    /// The id whose embedding empty rows get (`default_id=`; zeros when unset).
+    pub fn default_id(mut self, id: i64) -> Self {
+        self.default_id = Some(id);
+        self
+    }
+
+    /// As [`EmbeddingLookup::partition_strategy`] (default `"div"` here, as in TensorFlow).
+    pub fn partition_strategy(mut self, strategy: &str) -> Self {
+        self.lookup = self.lookup.partition_strategy(strategy);
+        self
+    }
+
+    /// As [`EmbeddingLookup::max_norm`].
+    pub fn max_norm(mut self, max_norm: f64) -> Self {
+        self.lookup = self.lookup.max_norm(max_norm);
+        self
+    }
+
+    /// The name scope (default `embedding_lookup`).
+    pub fn name(mut self, name: &str) -> Self {
+        self.lookup.lookup.name = Some(name.to_string());
+        self
+    }
+
+    /// Adds the lookup of `sparse_ids` (int32 or int64 values) in `embedding_weights` (one
+    /// table or its shards), weighted by `sparse_weights` (same indices) when given.
+    pub fn build(
+        &self,
+        embedding_weights: &[Output],
+        sparse_ids: &SparseOutput,
+        sparse_weights: Option<&SparseOutput>,
+    ) -> Result<Output> {
+        if embedding_weights.is_empty() {
+            return Err(Error::invalid_argument("Missing embedding_weights []."));
+        }
+        let combiner = self.lookup.combiner.clone();
+        if !matches!(combiner.as_str(), "mean" | "sqrtn" | "sum") {
+            return Err(Error::invalid_argument(format!(
+                "combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}"
+            )));
+        }
+        let params: Vec<Output> = match sparse_weights {
+            Some(w) => embedding_weights
+                .iter()
+                .map(|p| {
+                    if p.dtype() == w.dtype() {
+                        Ok(p.clone())
+                    } else {
+                        Err(Error::invalid_argument(format!(
+                            "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+                            w.dtype().python_name(),
+                            p.dtype().python_name(),
+                            p.name()
+                        )))
+                    }
+                })
+                .collect::<Result<_>>()?,
+            None => embedding_weights.to_vec(),
+        };
+        let mut all: Vec<&Output> = params.iter().collect();
+        all.push(&sparse_ids.indices);
+        let g = crate::util::same_graph(&all)?.clone();
+        let scope = g.name_scope(
+            self.lookup
+                .lookup
+                .name
+                .as_deref()
+                .unwrap_or("embedding_lookup"),
+        );
+        let prefix = scope.prefix().to_string();
+        // Reshape higher-rank ids and weights to [prod(dense_shape[:-1]), dense_shape[-1]].
+        let original_shape = sparse_ids.dense_shape.clone();
+        let rank_dim = original_shape.shape().dim(0);
+        let original_rank = match rank_dim {
+            Some(r) => constant(&g, r as i32)?,
+            None => crate::array::size(&original_shape)?,
+        };
+        let one = constant(&g, 1i32)?;
+        let rank_minus_one = math::sub(&original_rank, &one)?;
+        let leading = crate::array::slice(
+            &original_shape,
+            constant(&g, vec![0i32])?,
+            crate::array::reshape(&rank_minus_one, [1i64])?,
+        )?;
+        let rows = math::Reduce::prod()
+            .axis(Axes::List(vec![0]))
+            .build(&leading)?;
+        let last = crate::array::gather(&original_shape, &rank_minus_one, 0)?;
+        let new_shape = crate::array::stack(&[rows, last], 0)?;
+        let mut ids = crate::sparse::sparse_reshape_tensor(sparse_ids, new_shape)?;
+        let mut weights = match sparse_weights {
+            Some(w) => Some(SparseOutput::new(
+                ids.indices.clone(),
+                w.values.clone(),
+                ids.dense_shape.clone(),
+            )?),
+            None => None,
+        };
+        // Prune invalid ids, and invalid weights unless summing.
+        let zero_id = constant(&g, scalar_of(ids.dtype(), 0.0)?)?;
+        let valid = math::greater_equal(&ids.values, &zero_id)?;
+        (ids, weights) = retain_both(&ids, weights.as_ref(), &valid)?;
+        if combiner != "sum" {
+            if let Some(w) = &weights {
+                let zero = constant(&g, scalar_of(w.dtype(), 0.0)?)?;
+                let valid = math::greater(&w.values, zero)?;
+                (ids, weights) = retain_both(&ids, Some(w), &valid)?;
+            }
+        }
+        // Give every empty row one entry.
+        let default_id = constant(
+            &g,
+            scalar_of(ids.dtype(), self.default_id.unwrap_or(0) as f64)?,
+        )?;
+        let (ids, is_row_empty) = crate::sparse::sparse_fill_empty_rows(&ids, default_id)?;
+        let weights = match weights {
+            Some(w) => {
+                let one = constant(&g, scalar_of(w.dtype(), 1.0)?)?;
+                Some(crate::sparse::sparse_fill_empty_rows(&w, one)?.0)
+            }
+            None => None,
+        };
+        let mut lookup = self.lookup.clone();
+        lookup.lookup.name = None;
+        let mut result = lookup.build(&params, &ids, weights.as_ref())?;
+        if self.default_id.is_none() {
+            let column = crate::array::reshape(&is_row_empty, [-1i64, 1])?;
+            let width =
+                crate::array::strided_slice_items(shape_of(&result)?, &[SliceItem::Index(1)])?;
+            let multiples = crate::array::stack(&[one.clone(), width], 0)?;
+            let is_row_empty = crate::array::tile(column, multiples)?;
+            result = crate::new_op(&g, "Select")
+                .name(&prefix)
+                .input(is_row_empty)
+                .input(crate::array::zeros_like(&result)?)
+                .input(&result)
+                .build()?
+                .output(0)?;
+        }
+        // Back from [rows, dim...] to dense_shape[:-1] + [dim...].
+        let outer = crate::array::slice(
+            math::cast(&original_shape, DType::I32)?,
+            constant(&g, vec![0i32])?,
+            crate::array::reshape(&rank_minus_one, [1i64])?,
+        )?;
+        let inner = crate::array::slice(shape_of(&result)?, [1i32], [-1i32])?;
+        let final_shape = crate::array::concat(&[outer, inner], 0)?;
+        let static_shape = match rank_dim {
+            Some(r) => {
+                Shape::new(vec![None; r.saturating_sub(1)]).concatenate(&tail(&result.shape()))
+            }
+            None => Shape::unknown(),
+        };
+        crate::new_op(&g, "Reshape")
+            .input(&result)
+            .input(final_shape)
+            .output_shape(0, static_shape)
+            .build()?
+            .output(0)
+    }
+}
+
+/// `sparse_retain` of the ids and (when given) the weights by one mask.
+fn retain_both(
+    ids: &SparseOutput,
+    weights: Option<&SparseOutput>,
+    keep: &Output,
+) -> Result<(SparseOutput, Option<SparseOutput>)> {
+    let ids = crate::sparse::sparse_retain(ids, keep)?;
+    let weights = match weights {
+        Some(w) => Some(crate::sparse::sparse_retain(w, keep)?),
+        None => None,
+    };
+    Ok((ids, weights))
 }
 
 #[cfg(test)]

@@ -66,7 +66,8 @@ pub use depthwise_conv::{
 };
 pub use dropout::{dropout, dropout_grad, Dropout};
 pub use embedding::{
-    embedding_lookup, embedding_lookup_sparse, EmbeddingLookup, EmbeddingLookupSparse,
+    embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse, EmbeddingLookup,
+    EmbeddingLookupSparse, SafeEmbeddingLookupSparse,
 };
 pub use fixed_unigram::{fixed_unigram_candidate_sampler, FixedUnigramCandidateSampler};
 pub use fused_batch_norm::fused_batch_norm;

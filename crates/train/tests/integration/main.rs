@@ -2,6 +2,7 @@
 //! (a binary per file linked the whole runtime each time).
 
 mod checkpoint_utils;
+mod feature_column;
 mod gradients;
 mod gradients_debug;
 mod input_pipeline;
