@@ -7,6 +7,9 @@
 //!   gathers 128 rows at `random_uniform([128], 0, 10240, int32)` indices, in the graph;
 //! - `feeding`: placeholders fed each step with a fresh [128, 784] f32 / [128] i32 batch copied
 //!   from Rust vectors (the same 10,240 examples, in order);
+//! - `pipeline_bytes`: the shared bench's `mnist_bytes_batched` pipeline, TensorFlow's own MNIST
+//!   record format (the image as 784 raw bytes: `parse_example` of a string, `decode_raw`,
+//!   reshape to [-1, 784], cast * (1/255)), otherwise as `pipeline`;
 //! - `pipeline`: the shared bench's `mnist_int64_batched` pipeline over
 //!   `~/.cache/weir-bench/data/mnist_int64-0000{0..3}-of-00004.tfrecord` (string_input_producer
 //!   with num_epochs=None, shuffle=False -> TFRecordReader.read_up_to(128) -> parse_example
@@ -57,6 +60,7 @@ enum Source {
     Preloaded,
     Feeding,
     Pipeline,
+    PipelineBytes,
 }
 
 impl Source {
@@ -65,6 +69,7 @@ impl Source {
             Source::Preloaded => "preloaded",
             Source::Feeding => "feeding",
             Source::Pipeline => "pipeline",
+            Source::PipelineBytes => "pipeline_bytes",
         }
     }
 }
@@ -216,6 +221,37 @@ fn bench(
             fed = Some((x.clone(), y.clone()));
             (x, y)
         }
+        Source::PipelineBytes => {
+            // TensorFlow's own MNIST record format (convert_to_records: the image as 784 raw
+            // bytes), read as the shared bench's mnist_bytes_batched pipeline reads it.
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| f.replace("mnist_int64-", "mnist_bytes-"))
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let fq = StringInputProducer::new(constant(&g, Tensor::from_strings(&names))?)
+                .shuffle(false)
+                .capacity(32)
+                .build()?;
+            let reader = TfRecordReader::new().build(&g)?;
+            let (_, ser) = reader.read_up_to(fq.queue_ref(), BATCH as i64)?;
+            let features = Features::new()
+                .add("image_raw", FixedLenFeature::new(&[], DType::String))
+                .add("label", FixedLenFeature::new(&[], DType::I64));
+            let parsed = parse_example(&ser, &features)?;
+            let raw = reshape(
+                decode_raw(parsed.dense("image_raw")?, DType::U8)?,
+                [-1i64, PIXELS as i64],
+            )?;
+            let img = mul(cast(raw, DType::F32)?, constant(&g, 1.0f32 / 255.0)?)?;
+            let label = cast(parsed.dense("label")?, DType::I32)?;
+            let out = ShuffleBatch::new(&[img, label], BATCH, 10_384, 10_000)
+                .num_threads(1)
+                .seed(1)
+                .enqueue_many(true)
+                .build()?;
+            (out[0].clone(), out[1].clone())
+        }
         Source::Pipeline => {
             let names: Vec<&str> = files.iter().map(String::as_str).collect();
             let fq = StringInputProducer::new(constant(&g, Tensor::from_strings(&names))?)
@@ -251,7 +287,7 @@ fn bench(
             .target(&local_variables_initializer(&g)?),
     )?;
     let coord = Coordinator::new();
-    let threads = if source == Source::Pipeline {
+    let threads = if matches!(source, Source::Pipeline | Source::PipelineBytes) {
         start_queue_runners(&sess, &coord)?
     } else {
         Vec::new()
@@ -421,9 +457,14 @@ fn main() -> Result<()> {
         }
     };
     for model in [Model::Softmax, Model::Mlp] {
-        for source in [Source::Preloaded, Source::Feeding, Source::Pipeline] {
+        for source in [
+            Source::Preloaded,
+            Source::Feeding,
+            Source::Pipeline,
+            Source::PipelineBytes,
+        ] {
             let files = match (source, &files) {
-                (Source::Pipeline, None) => continue,
+                (Source::Pipeline | Source::PipelineBytes, None) => continue,
                 (_, f) => f.clone().unwrap_or_default(),
             };
             let id = format!("{}/{}", model.name(), source.name());

@@ -9,6 +9,8 @@ global step; each fed three ways:
   non-trainable variables (initialised once from placeholders, collections=[]); each step gathers
   128 rows at random.uniform([128], 0, 10240, int32) indices, in the graph;
 - feeding: placeholders fed each step from numpy slices of the same 10,240 examples, in order;
+- pipeline_bytes: the shared bench's mnist_bytes_batched pipeline (TensorFlow's MNIST record
+  format: decode_raw of the 784-byte image), otherwise as pipeline;
 - pipeline: the shared bench's mnist_int64_batched pipeline (string_input_producer with
   num_epochs=None, shuffle=False -> TFRecordReader.read_up_to(128) -> parse_example (int64
   [784]) -> cast * (1/255), label cast int32 -> shuffle_batch(128, capacity=10384,
@@ -114,6 +116,21 @@ def bench(tf, np, model, source, steps, data, files):
             x = v1.placeholder(tf.float32, [None, PIXELS], name="images")
             y = v1.placeholder(tf.int32, [None], name="labels")
             feed = (x, y)
+        elif source == "pipeline_bytes":
+            names = [f.replace("mnist_int64-", "mnist_bytes-") for f in files]
+            fq = v1.train.string_input_producer(names, shuffle=False, capacity=32)
+            reader = v1.TFRecordReader()
+            _, ser = reader.read_up_to(fq, BATCH)
+            f = tf.io.parse_example(ser, {
+                "image_raw": tf.io.FixedLenFeature([], tf.string),
+                "label": tf.io.FixedLenFeature([], tf.int64),
+            })
+            raw = tf.reshape(tf.io.decode_raw(f["image_raw"], tf.uint8), [-1, PIXELS])
+            img = tf.cast(raw, tf.float32) * (1.0 / 255)
+            lab = tf.cast(f["label"], tf.int32)
+            x, y = v1.train.shuffle_batch([img, lab], batch_size=BATCH, capacity=10384,
+                                          min_after_dequeue=10000, num_threads=1, seed=1,
+                                          enqueue_many=True)
         else:
             fq = v1.train.string_input_producer(files, shuffle=False, capacity=32)
             reader = v1.TFRecordReader()
@@ -134,7 +151,7 @@ def bench(tf, np, model, source, steps, data, files):
                 sess.run(init_ops, feed_dict=init_feed)
             sess.run(init)
             coord = v1.train.Coordinator()
-            threads = v1.train.start_queue_runners(sess=sess, coord=coord) if source == "pipeline" else []
+            threads = v1.train.start_queue_runners(sess=sess, coord=coord) if source.startswith("pipeline") else []
             cursor = [0]
             fetches = [train, loss]
 
@@ -193,8 +210,8 @@ def main():
         print("preloaded and feeding use %d synthetic examples" % PRELOADED, file=sys.stderr)
         data = synthetic(np)
     for model in ("softmax_784_10", "mlp_784_128_10"):
-        for source in ("preloaded", "feeding", "pipeline"):
-            if source == "pipeline" and files is None:
+        for source in ("preloaded", "feeding", "pipeline", "pipeline_bytes"):
+            if source.startswith("pipeline") and files is None:
                 continue
             if args.only and args.only not in "%s/%s" % (model, source):
                 continue
