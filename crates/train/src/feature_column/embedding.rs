@@ -3,6 +3,7 @@
 use weir_graph::{DType, Error, Output, Result};
 use weir_ops::init_ops::Initializer;
 use weir_ops::nn::SafeEmbeddingLookupSparse;
+use weir_ops::sparse::SparseOutput;
 
 use super::transform::{Cache, VarCtx};
 use super::{Column, FeatureColumn};
@@ -99,17 +100,7 @@ impl EmbeddingColumn {
 
     /// Validates the options as TensorFlow does and makes the column.
     pub fn build(mut self) -> Result<FeatureColumn> {
-        if self.dimension < 1 {
-            return Err(Error::invalid_argument(format!(
-                "Invalid dimension {}.",
-                self.dimension
-            )));
-        }
-        if self.ckpt_to_load_from.is_some() != self.tensor_name_in_ckpt.is_some() {
-            return Err(Error::invalid_argument(
-                "Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them.",
-            ));
-        }
+        self.check_options()?;
         if !self.categorical_column.is_categorical() {
             return Err(Error::invalid_argument(format!(
                 "categorical_column must be a CategoricalColumn. Given: {}",
@@ -117,11 +108,7 @@ impl EmbeddingColumn {
             )));
         }
         if self.initializer.is_none() {
-            self.initializer = Some(Initializer::TruncatedNormal {
-                mean: 0.0,
-                stddev: 1.0 / (self.dimension as f64).sqrt(),
-                seed: None,
-            });
+            self.initializer = Some(default_initializer(self.dimension));
         }
         Ok(FeatureColumn::new(Column::Embedding(self)))
     }
@@ -164,13 +151,77 @@ impl EmbeddingColumn {
                 .apply(&g)?;
         }
         let name = format!("{}_embedding_weights", self.categorical_column.name());
+        self.lookup(&var.value(), &ids, weights.as_ref(), &name)
+    }
+
+    /// `safe_embedding_lookup_sparse(table, ids, weights)` with this column's combiner and
+    /// max_norm, named `name`.
+    pub(crate) fn lookup(
+        &self,
+        table: &Output,
+        ids: &SparseOutput,
+        weights: Option<&SparseOutput>,
+        name: &str,
+    ) -> Result<Output> {
         let mut lookup = SafeEmbeddingLookupSparse::new()
             .combiner(&self.combiner)
-            .name(&name);
+            .name(name);
         if let Some(m) = self.max_norm {
             lookup = lookup.max_norm(m);
         }
-        lookup.build(&[var.value()], &ids, weights.as_ref())
+        lookup.build(std::slice::from_ref(table), ids, weights)
+    }
+
+    /// The table's initializer (`truncated_normal(1/sqrt(dimension))` unless set).
+    pub(crate) fn table_initializer(&self) -> Initializer {
+        self.initializer
+            .clone()
+            .unwrap_or_else(|| default_initializer(self.dimension))
+    }
+
+    /// `ckpt_to_load_from` and `tensor_name_in_ckpt`, when both are set.
+    pub(crate) fn checkpoint(&self) -> Option<(&str, &str)> {
+        match (&self.ckpt_to_load_from, &self.tensor_name_in_ckpt) {
+            (Some(c), Some(t)) => Some((c, t)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn combiner_name(&self) -> &str {
+        &self.combiner
+    }
+
+    pub(crate) fn max_norm_value(&self) -> Option<f64> {
+        self.max_norm
+    }
+
+    pub(crate) fn is_trainable(&self) -> bool {
+        self.trainable
+    }
+
+    /// The options' checks shared with `shared_embedding_columns`: dimension and checkpoint.
+    pub(crate) fn check_options(&self) -> Result<()> {
+        if self.dimension < 1 {
+            return Err(Error::invalid_argument(format!(
+                "Invalid dimension {}.",
+                self.dimension
+            )));
+        }
+        if self.ckpt_to_load_from.is_some() != self.tensor_name_in_ckpt.is_some() {
+            return Err(Error::invalid_argument(
+                "Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// TensorFlow's default embedding initializer: `truncated_normal(0, 1/sqrt(dimension))`.
+fn default_initializer(dimension: usize) -> Initializer {
+    Initializer::TruncatedNormal {
+        mean: 0.0,
+        stddev: 1.0 / (dimension as f64).sqrt(),
+        seed: None,
     }
 }
 

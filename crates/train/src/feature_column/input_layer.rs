@@ -83,7 +83,7 @@ impl InputLayer {
         let mut outputs = Vec::new();
         let mut batch_sizes = Vec::new();
         for c in sorted(&columns) {
-            let _col = DefaultScope::open(&g, &c.name())?;
+            let _col = DefaultScope::open(&g, &c.var_scope_name())?;
             let t = cache.dense_tensor(&c, &ctx)?;
             let n: usize = c.variable_shape().unwrap_or_default().iter().product();
             batch_sizes.push((c.name(), t.shape().dim(0)));
@@ -141,21 +141,24 @@ struct DefaultScope {
 
 impl DefaultScope {
     fn open(g: &Graph, base: &str) -> Result<DefaultScope> {
-        let prefix = {
-            let _n = g.name_scope(base);
-            g.current_scope()
-        };
-        let chosen = prefix
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(base)
-            .to_string();
+        let prefix = DefaultScope::reserve(g, base);
+        DefaultScope::enter(g, &prefix)
+    }
+
+    /// The unique scope prefix for `base` (e.g. `linear_model/zz_1/`), taken but not entered.
+    fn reserve(g: &Graph, base: &str) -> String {
+        let _n = g.name_scope(base);
+        g.current_scope()
+    }
+
+    /// Enters the scope `prefix` that [`DefaultScope::reserve`] gave.
+    fn enter(g: &Graph, prefix: &str) -> Result<DefaultScope> {
+        let chosen = layer_name(prefix).to_string();
         // weir's variable scope opens a name scope of its own name: put it inside `prefix`,
         // where no op is named so, and build the ops in `prefix` itself.
-        let outer = g.name_scope(&prefix);
+        let outer = g.name_scope(prefix);
         let vars = VariableScope::new(&chosen).enter(g)?;
-        let ops = g.name_scope(&prefix);
+        let ops = g.name_scope(prefix);
         Ok(DefaultScope {
             _ops: ops,
             _vars: vars,
@@ -268,8 +271,16 @@ impl LinearModel {
         let mut cache = Cache::new(features);
         let mut sums = Vec::new();
         let mut batch_sizes = Vec::new();
-        for c in sorted(&columns) {
-            let _col = DefaultScope::open(&g, &c.name())?;
+        // TensorFlow names each column's layer after a unique variable scope taken in
+        // column-name order, then builds the layers in layer-name order (they differ for
+        // shared embeddings, whose scope is their collection's name).
+        let mut layers: Vec<(String, FeatureColumn)> = sorted(&columns)
+            .into_iter()
+            .map(|c| (DefaultScope::reserve(&g, &c.var_scope_name()), c))
+            .collect();
+        layers.sort_by(|a, b| layer_name(&a.0).cmp(layer_name(&b.0)));
+        for (prefix, c) in layers {
+            let _col = DefaultScope::enter(&g, &prefix)?;
             let sum = self.weighted_sum(&g, &mut cache, &c, &ctx)?;
             batch_sizes.push((c.name(), sum.shape().dim(0)));
             sums.push(sum);
@@ -319,6 +330,12 @@ impl LinearModel {
         let t = cache.dense_tensor(column, ctx)?;
         matmul(to_batch_matrix(&t, n)?, w)
     }
+}
+
+/// The last component of a scope prefix: `zz_1` for `linear_model/zz_1/`.
+fn layer_name(prefix: &str) -> &str {
+    let p = prefix.trim_end_matches('/');
+    p.rsplit('/').next().unwrap_or(p)
 }
 
 /// `sparse_reshape(sp, [shape(sp)[0], -1])`.

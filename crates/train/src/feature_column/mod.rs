@@ -8,8 +8,9 @@
 //! [`numeric_column`], [`bucketized_column`], [`indicator_column`] and [`embedding_column`];
 //! categorical ones are [`categorical_column_with_identity`],
 //! [`categorical_column_with_vocabulary_list`], [`categorical_column_with_vocabulary_file`],
-//! [`categorical_column_with_hash_bucket`], [`weighted_categorical_column`] and (as ids)
-//! [`bucketized_column`].
+//! [`categorical_column_with_hash_bucket`], [`weighted_categorical_column`],
+//! [`crossed_column`] and (as ids) [`bucketized_column`]; [`shared_embedding_columns`] makes
+//! embedding columns sharing one table.
 //!
 //! Features are given as a [`FeatureMap`]: by key, a dense `Output` or a [`SparseOutput`]
 //! (what `parse_example` returns for `VarLenFeature`s, see [`from_parsed_features`]).
@@ -35,11 +36,13 @@
 //! ```
 
 mod categorical;
+mod crossed;
 mod embedding;
 mod indicator;
 mod input_layer;
 mod numeric;
 mod repr;
+mod shared;
 mod transform;
 mod vocabulary;
 mod weighted;
@@ -56,6 +59,7 @@ pub use categorical::{
     categorical_column_with_hash_bucket, categorical_column_with_identity, HashedCategoricalColumn,
     IdentityCategoricalColumn,
 };
+pub use crossed::{crossed_column, CrossKey, CrossedColumn};
 pub use embedding::{embedding_column, EmbeddingColumn};
 pub use indicator::indicator_column;
 pub use input_layer::{
@@ -66,6 +70,7 @@ pub use numeric::{bucketized_column, numeric_column, NormalizerFn, NumericColumn
 pub(crate) use repr::{
     dtype_repr, py_float, py_float_tuple, py_nested, py_tuple, tensor_repr, tf_dtype,
 };
+pub use shared::{shared_embedding_columns, SharedEmbeddingColumns};
 pub use transform::{transform_features, Transformed};
 pub use vocabulary::{
     categorical_column_with_vocabulary_file, categorical_column_with_vocabulary_list, Vocabulary,
@@ -229,8 +234,10 @@ pub(crate) enum Column {
     VocabularyList(VocabularyListCategoricalColumn),
     VocabularyFile(VocabularyFileCategoricalColumn),
     Weighted(WeightedCategoricalColumn),
+    Crossed(CrossedColumn),
     Indicator(indicator::Indicator),
     Embedding(EmbeddingColumn),
+    SharedEmbedding(shared::SharedEmbedding),
 }
 
 impl FeatureColumn {
@@ -262,13 +269,24 @@ impl FeatureColumn {
                 c.categorical_column.name(),
                 c.weight_feature_key
             ),
+            Column::Crossed(c) => c.name(),
             Column::Indicator(c) => format!("{}_indicator", c.categorical_column.name()),
             Column::Embedding(c) => format!("{}_embedding", c.categorical_column.name()),
+            Column::SharedEmbedding(c) => c.name(),
+        }
+    }
+
+    /// The variable scope the column's variables go in (`column._var_scope_name`): the name,
+    /// or a shared embedding's collection name.
+    pub(crate) fn var_scope_name(&self) -> String {
+        match self.kind() {
+            Column::SharedEmbedding(c) => c.collection.clone(),
+            _ => self.name(),
         }
     }
 
     /// Whether the column gives a dense tensor (TensorFlow's `_DenseColumn`): numeric,
-    /// bucketized, indicator and embedding columns.
+    /// bucketized, indicator and (shared) embedding columns.
     pub fn is_dense(&self) -> bool {
         matches!(
             self.kind(),
@@ -276,11 +294,12 @@ impl FeatureColumn {
                 | Column::Bucketized(_)
                 | Column::Indicator(_)
                 | Column::Embedding(_)
+                | Column::SharedEmbedding(_)
         )
     }
 
     /// Whether the column gives sparse ids (TensorFlow's `_CategoricalColumn`): the
-    /// `categorical_column_*` columns, weighted columns and bucketized columns.
+    /// `categorical_column_*` columns, weighted, crossed and bucketized columns.
     pub fn is_categorical(&self) -> bool {
         matches!(
             self.kind(),
@@ -290,6 +309,7 @@ impl FeatureColumn {
                 | Column::VocabularyList(_)
                 | Column::VocabularyFile(_)
                 | Column::Weighted(_)
+                | Column::Crossed(_)
         )
     }
 
@@ -306,13 +326,14 @@ impl FeatureColumn {
             Column::VocabularyList(c) => Some(c.vocabulary_len() as i64 + c.num_oov_buckets),
             Column::VocabularyFile(c) => c.vocabulary_size.map(|s| s + c.num_oov_buckets),
             Column::Weighted(c) => c.categorical_column.num_buckets(),
+            Column::Crossed(c) => Some(c.hash_bucket_size),
             _ => None,
         }
     }
 
     /// The shape of a dense column's value per example (`column.variable_shape`): `shape` for
     /// numeric columns, `shape + [len(boundaries) + 1]` for bucketized ones, `[1, num_buckets]`
-    /// for indicators, `[dimension]` for embeddings; `None` for categorical columns.
+    /// for indicators, `[dimension]` for (shared) embeddings; `None` for categorical columns.
     pub fn variable_shape(&self) -> Option<Vec<usize>> {
         match self.kind() {
             Column::Numeric(c) => Some(c.shape.clone()),
@@ -323,6 +344,7 @@ impl FeatureColumn {
             }
             Column::Indicator(c) => Some(vec![1, c.categorical_column.num_buckets()? as usize]),
             Column::Embedding(c) => Some(vec![c.dimension]),
+            Column::SharedEmbedding(c) => Some(vec![c.embedding.dimension]),
             _ => None,
         }
     }
@@ -358,8 +380,26 @@ impl FeatureColumn {
                 );
                 Ok(config)
             }
+            Column::Crossed(c) => {
+                let mut config = BTreeMap::new();
+                for key in &c.keys {
+                    match key {
+                        CrossKey::Feature(k) => {
+                            config.insert(
+                                k.clone(),
+                                ParseSpec::VarLen {
+                                    dtype: DType::String,
+                                },
+                            );
+                        }
+                        CrossKey::Column(col) => config.extend(col.parse_example_spec()?),
+                    }
+                }
+                Ok(config)
+            }
             Column::Indicator(c) => c.categorical_column.parse_example_spec(),
             Column::Embedding(c) => c.categorical_column.parse_example_spec(),
+            Column::SharedEmbedding(c) => c.categorical_column().parse_example_spec(),
         }
     }
 
@@ -398,7 +438,9 @@ impl FeatureColumn {
                 "IndicatorColumn(categorical_column={})",
                 c.categorical_column.repr()
             ),
+            Column::Crossed(c) => c.repr(),
             Column::Embedding(c) => c.repr(),
+            Column::SharedEmbedding(c) => c.repr(),
         }
     }
 }

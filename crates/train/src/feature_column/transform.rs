@@ -122,7 +122,9 @@ impl<'a> Cache<'a> {
                 Transformed::Weighted { ids, weights }
             }
             Column::Indicator(c) => Transformed::Dense(c.transform(self)?),
+            Column::Crossed(c) => Transformed::Sparse(c.transform(self)?),
             Column::Embedding(c) => self.get(&c.categorical_column)?,
+            Column::SharedEmbedding(c) => self.get(c.categorical_column())?,
         };
         self.columns.insert(column.id(), t.clone());
         Ok(t)
@@ -134,6 +136,7 @@ impl<'a> Cache<'a> {
         match (column.kind(), self.get(column)?) {
             (Column::Bucketized(c), Transformed::Dense(t)) => c.one_hot(&t),
             (Column::Embedding(c), _) => c.dense_tensor(self, ctx),
+            (Column::SharedEmbedding(c), _) => c.dense_tensor(self, ctx, &column.name()),
             (Column::Numeric(_) | Column::Indicator(_), Transformed::Dense(t)) => Ok(t),
             _ => Err(Error::invalid_argument(format!(
                 "Column {} is not a _DenseColumn.",

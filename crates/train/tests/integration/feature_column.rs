@@ -24,7 +24,7 @@ use weir_train::feature_column::{
     VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn, WeightedCategoricalColumn,
 };
 
-fn data_dir() -> PathBuf {
+pub(super) fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/feature_column")
 }
 
@@ -44,7 +44,7 @@ fn vocab_file() -> String {
 }
 
 /// A `{"dtype", "shape", "values"}` entry as a tensor.
-fn tensor(v: &Value) -> Tensor {
+pub(super) fn tensor(v: &Value) -> Tensor {
     let shape: Vec<usize> = serde_json::from_value(v["shape"].clone()).unwrap();
     let vals = &v["values"];
     let nums = || -> Vec<f64> { serde_json::from_value(vals.clone()).unwrap() };
@@ -63,7 +63,7 @@ fn tensor(v: &Value) -> Tensor {
 }
 
 /// The JSON features as graph constants.
-fn features(g: &Graph, spec: &Value) -> FeatureMap {
+pub(super) fn features(g: &Graph, spec: &Value) -> FeatureMap {
     spec.as_object()
         .unwrap()
         .iter()
@@ -84,7 +84,7 @@ fn features(g: &Graph, spec: &Value) -> FeatureMap {
 }
 
 /// Asserts `actual` equals TensorFlow's `want` (floats within 1e-5 relative).
-fn assert_tensor(actual: &Tensor, want: &Value, what: &str) {
+pub(super) fn assert_tensor(actual: &Tensor, want: &Value, what: &str) {
     let want_t = tensor(want);
     assert_eq!(actual.shape(), want_t.shape(), "{what}: shape");
     assert_eq!(actual.dtype(), want_t.dtype(), "{what}: dtype");
@@ -121,7 +121,7 @@ fn assert_tensor(actual: &Tensor, want: &Value, what: &str) {
     }
 }
 
-fn session(g: &Graph) -> Session {
+pub(super) fn session(g: &Graph) -> Session {
     let sess = Session::new(g).unwrap();
     sess.run_target(&global_variables_initializer(g).unwrap())
         .unwrap();
@@ -130,7 +130,7 @@ fn session(g: &Graph) -> Session {
 }
 
 /// The variables' names, shapes and collections against TensorFlow's.
-fn check_variables(g: &Graph, want: &Value, case: &str) {
+pub(super) fn check_variables(g: &Graph, want: &Value, case: &str) {
     let names = |key: &str| -> Vec<String> {
         collection_variables(g, key)
             .unwrap()
@@ -179,7 +179,7 @@ fn check_variables(g: &Graph, want: &Value, case: &str) {
 }
 
 /// TensorFlow's `const_init(rows, dim)`: `arange * 0.25 - 1`.
-fn table(rows: usize, dim: usize) -> Initializer {
+pub(super) fn table(rows: usize, dim: usize) -> Initializer {
     let v: Vec<f32> = (0..rows * dim).map(|i| i as f32 * 0.25 - 1.0).collect();
     Initializer::Constant(Tensor::from_vec(&[rows, dim], v).unwrap())
 }
@@ -203,7 +203,7 @@ fn embedding(c: &FeatureColumn, rows: usize, dim: usize, combiner: &str) -> Embe
 }
 
 /// A build error must be TensorFlow's `ValueError`, as InvalidArgument with its message.
-fn assert_error(result: Result<impl std::fmt::Debug>, want: &Value, case: &str) {
+pub(super) fn assert_error(result: Result<impl std::fmt::Debug>, want: &Value, case: &str) {
     let e = result.expect_err(case);
     assert_eq!(e.code(), Code::InvalidArgument, "{case}: {e}");
     assert_eq!(e.message(), want.as_str().unwrap(), "{case}");

@@ -3,6 +3,7 @@
 
 mod checkpoint_utils;
 mod feature_column;
+mod feature_column_more;
 mod gradients;
 mod gradients_debug;
 mod input_pipeline;
