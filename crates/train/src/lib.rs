@@ -74,8 +74,8 @@ pub use regularizers::{
 pub use saver::{
     checkpoint_exists, generate_checkpoint_state_proto, get_checkpoint_mtimes,
     get_checkpoint_state, init_from_checkpoint, latest_checkpoint, list_variables, load_checkpoint,
-    load_variable, remove_checkpoint, update_checkpoint_state, CheckpointReader, CheckpointState,
-    InitFromCheckpoint, SaveArgs, Saver,
+    load_variable, remove_checkpoint, update_checkpoint_state, warm_start, CheckpointReader,
+    CheckpointState, InitFromCheckpoint, SaveArgs, Saver, VarsToWarmStart, WarmStart,
 };
 pub use session_manager::{InitFn, PrepareArgs, SessionManager};
 pub use summary::{summary_iterator, FileWriter, SummaryWriterCache};

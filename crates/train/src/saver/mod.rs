@@ -12,6 +12,7 @@
 mod checkpoint_utils;
 mod management;
 mod state;
+mod warm_start;
 
 pub use checkpoint_utils::{
     init_from_checkpoint, list_variables, load_checkpoint, load_variable, CheckpointReader,
@@ -22,6 +23,7 @@ pub use management::{
     update_checkpoint_state,
 };
 pub use state::{get_checkpoint_state, latest_checkpoint, CheckpointState};
+pub use warm_start::{warm_start, VarsToWarmStart, WarmStart};
 
 use std::path::Path;
 

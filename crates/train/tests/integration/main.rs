@@ -31,3 +31,4 @@ mod supervisor;
 mod tf_checkpoints;
 mod util;
 mod variable_scope;
+mod warm_start;
