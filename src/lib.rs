@@ -179,6 +179,7 @@ pub mod prelude {
         AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
         ProximalGradientDescentOptimizer,
     };
+    pub use weir_train::{feature_column, warm_start, WarmStart};
     pub use weir_train::{
         export_meta_graph, import_meta_graph, write_graph, CheckpointSaverHook,
         ExponentialMovingAverage, ExportMetaGraph, FeedFnHook, FinalOpsHook, ImportMetaGraph,
