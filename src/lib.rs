@@ -179,7 +179,6 @@ pub mod prelude {
         AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
         ProximalGradientDescentOptimizer,
     };
-    pub use weir_train::{feature_column, warm_start, WarmStart};
     pub use weir_train::{
         export_meta_graph, import_meta_graph, write_graph, CheckpointSaverHook,
         ExponentialMovingAverage, ExportMetaGraph, FeedFnHook, FinalOpsHook, ImportMetaGraph,
@@ -187,6 +186,7 @@ pub mod prelude {
         SaveArgs, Scaffold, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
         StepCounterHook, StopAtStepHook, SummarySaverHook,
     };
+    pub use weir_train::{feature_column, warm_start, WarmStart};
     pub use weir_train::{l1_l2_regularizer, l1_regularizer, l2_regularizer, Regularizer};
     pub use weir_train::{layers, losses, metrics, saved_model};
     pub use weir_train::{
