@@ -1,7 +1,10 @@
 //! The kernels of TensorFlow's remaining TF1 optimizers, dense and sparse: `ApplyAdadelta`,
 //! `ApplyFtrl`, `ApplyFtrlV2`, `ApplyProximalAdagrad`, `ApplyProximalGradientDescent`,
-//! `ApplyAdagradDA`, their `SparseApply*` forms (rows picked by `indices`) and the `Resource*`
-//! forms of both, with the update rules of TensorFlow's `training_ops.cc` in its float order.
+//! `ApplyAdagradDA`, their `SparseApply*` forms (rows picked by `indices`), the sparse kernels of
+//! the other optimizers (`SparseApplyMomentum`, `SparseApplyRMSProp`,
+//! `SparseApplyCenteredRMSProp`, `SparseApplyAdagrad`; their dense forms are in `apply.rs`) and
+//! the `Resource*` forms of all, with the update rules of TensorFlow's `training_ops.cc` in its
+//! float order (`apply_more_update.rs`).
 //!
 //! TensorFlow computes these three ways, with different roundings, and so does weir: the dense
 //! ops elementwise (Eigen expressions); the sparse ops on variables of rank 2 or more row by row
@@ -12,6 +15,7 @@ use std::sync::Arc;
 
 use weir_graph::{format_dims, DType, Error, Kernel, Node, OpContext, Result, Tensor};
 
+use super::apply_more_update::{update, Params, Path};
 use crate::nn::{match_float, NnFloat};
 use crate::state::VariableResource;
 
@@ -23,6 +27,9 @@ pub(super) enum Kind {
     ProximalAdagrad,
     ProximalGradientDescent,
     AdagradDa,
+    Momentum,
+    RmsProp { centered: bool },
+    Adagrad,
 }
 
 /// Every (op name without `Resource`, kind, sparse) this file implements.
@@ -47,6 +54,18 @@ pub(super) const OPS: &[(&str, Kind, bool)] = &[
     ),
     ("ApplyAdagradDA", Kind::AdagradDa, false),
     ("SparseApplyAdagradDA", Kind::AdagradDa, true),
+    ("SparseApplyMomentum", Kind::Momentum, true),
+    (
+        "SparseApplyRMSProp",
+        Kind::RmsProp { centered: false },
+        true,
+    ),
+    (
+        "SparseApplyCenteredRMSProp",
+        Kind::RmsProp { centered: true },
+        true,
+    ),
+    ("SparseApplyAdagrad", Kind::Adagrad, true),
 ];
 
 impl Kind {
@@ -62,6 +81,9 @@ impl Kind {
                 "gradient_accumulator",
                 "gradient_squared_accumulator",
             ],
+            Kind::Momentum | Kind::Adagrad => &["var", "accum"],
+            Kind::RmsProp { centered: false } => &["var", "ms", "mom"],
+            Kind::RmsProp { centered: true } => &["var", "mg", "ms", "mom"],
         }
     }
 
@@ -75,6 +97,9 @@ impl Kind {
             Kind::ProximalGradientDescent if sparse => vec!["alpha", "l1", "l2", "grad"],
             Kind::ProximalGradientDescent => vec!["alpha", "l1", "l2", "delta"],
             Kind::AdagradDa => vec!["grad", "lr", "l1", "l2", "global_step"],
+            Kind::Momentum => vec!["lr", "grad", "momentum"],
+            Kind::RmsProp { .. } => vec!["lr", "rho", "momentum", "epsilon", "grad"],
+            Kind::Adagrad => vec!["lr", "grad"],
         };
         if sparse {
             let g = r.iter().position(|n| *n == "grad").unwrap_or(r.len() - 1);
@@ -91,6 +116,9 @@ impl Kind {
             Kind::Ftrl { v2: true } => &["lr", "l1", "l2", "l2_shrinkage", "lr_power"],
             Kind::ProximalAdagrad | Kind::AdagradDa => &["lr", "l1", "l2"],
             Kind::ProximalGradientDescent => &["alpha", "l1", "l2"],
+            Kind::Momentum => &["lr", "momentum"],
+            Kind::RmsProp { .. } => &["lr", "rho", "momentum", "epsilon"],
+            Kind::Adagrad => &["lr"],
         }
     }
 }
@@ -134,6 +162,8 @@ fn scalar_rule(kind: Kind, sparse: bool, mul_lr: bool, name: &str) -> (String, N
         (Kind::ProximalGradientDescent, "alpha") if sparse => {
             ("lr is not a scalar: ".into(), Need::Any)
         }
+        // Sic: SparseApplyMomentum's message has a space before the colon.
+        (Kind::Momentum, "lr") => ("lr is not a scalar : ".into(), Need::Any),
         (_, n @ ("l1" | "l2" | "l2_shrinkage")) => {
             (format!("{} is not a scalar: ", strength(n)), Need::Any)
         }
@@ -141,221 +171,15 @@ fn scalar_rule(kind: Kind, sparse: bool, mul_lr: bool, name: &str) -> (String, N
     }
 }
 
-/// Eigen's `sign`: -1, 0 or 1 (0 for NaN).
-fn sign<T: NnFloat>(x: T) -> T {
-    if x > T::ZERO {
-        T::ONE
-    } else if x < T::ZERO {
-        -T::ONE
-    } else {
-        T::ZERO
-    }
-}
-
-/// `training_ops.cc`'s `sgn`: 0 for 0, -1 below, 1 otherwise (NaN included).
-fn sgn<T: NnFloat>(x: T) -> T {
-    if x == T::ZERO {
-        T::ZERO
-    } else if x < T::ZERO {
-        -T::ONE
-    } else {
-        T::ONE
-    }
-}
-
-/// `std::max(a, b)` and Eigen's `cwiseMax`: `a < b ? b : a`.
-fn max<T: PartialOrd>(a: T, b: T) -> T {
-    if a < b {
-        b
-    } else {
-        a
-    }
-}
-
-/// `std::min(a, b)` and Eigen's `cwiseMin`: `b < a ? b : a`.
-fn min<T: PartialOrd>(a: T, b: T) -> T {
-    if b < a {
-        b
-    } else {
-        a
-    }
-}
-
-fn wide<T: NnFloat>(x: T) -> f64 {
-    x.to_f64().unwrap_or(f64::NAN)
-}
-
-fn narrow<T: NnFloat>(x: f64) -> T {
-    T::from(x).unwrap_or_else(T::nan)
-}
-
-/// `x^y` rounded once: TensorFlow's float `pow` is within an ulp and, on the values the tests
-/// cover, the correctly rounded result.
-fn pow<T: NnFloat>(x: T, y: T) -> T {
-    narrow(wide(x).powf(wide(y)))
-}
-
-/// How the update is computed: elementwise over the whole variable (dense ops), on one row of a
-/// variable of rank 2 or more, or on one element of a vector (sparse ops).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Path {
-    Dense,
-    Row,
-    Scalar,
-}
-
-/// The scalar inputs of one run.
-pub(super) struct Params<T> {
-    /// The floating scalars in [`Kind::scalar_names`] order.
-    pub s: Vec<T>,
-    /// AdagradDA's global step.
-    pub step: i64,
-    /// FTRL's `multiply_linear_by_lr`.
-    pub mul_lr: bool,
-}
-
-/// Applies the update of `kind` to one element: `st` holds the variable, then its slots.
-pub(super) fn update<T: NnFloat>(kind: Kind, path: Path, p: &Params<T>, st: &mut [T], g: T) {
-    let one = T::ONE;
-    let two = one + one;
-    match kind {
-        Kind::Adadelta => {
-            let (lr, rho, eps) = (p.s[0], p.s[1], p.s[2]);
-            let (v, a, u) = (st[0], st[1], st[2]);
-            let a = a * rho + g * g * (one - rho);
-            let update = (u + eps).sqrt() * (one / (a + eps).sqrt()) * g;
-            st[0] = v - update * lr;
-            st[1] = a;
-            st[2] = u * rho + update * update * (one - rho);
-        }
-        Kind::Ftrl { v2 } => {
-            let (lr, l1, l2) = (p.s[0], p.s[1], p.s[2]);
-            let (l2s, lr_power) = if v2 {
-                (p.s[3], p.s[4])
-            } else {
-                (T::ZERO, p.s[3])
-            };
-            let (v, a, l) = (st[0], st[1], st[2]);
-            let gs = if v2 { g + two * l2s * v } else { g };
-            let na = a + g * g;
-            let half = lr_power == -(one / two);
-            let root = |x: T| if half { x.sqrt() } else { pow(x, -lr_power) };
-            let (l1, l2x) = if p.mul_lr {
-                (l1 * lr, two * l2 * lr)
-            } else {
-                (l1, two * l2)
-            };
-            let (nl, quadratic) = if path == Path::Scalar {
-                let mut sigma = pow(na, -lr_power) - pow(a, -lr_power);
-                if p.mul_lr {
-                    (l + gs * lr - sigma * v, root(na) + l2x)
-                } else {
-                    sigma = sigma / lr;
-                    (l + gs - sigma * v, root(na) / lr + l2x)
-                }
-            } else if p.mul_lr {
-                (l + (gs * lr - (root(na) - root(a)) * v), root(na) + l2x)
-            } else {
-                (
-                    l + (gs - (root(na) - root(a)) / lr * v),
-                    root(na) / lr + l2x,
-                )
-            };
-            st[0] = if path == Path::Dense {
-                if nl.abs() > l1 {
-                    (l1 * sign(nl) - nl) / quadratic
-                } else {
-                    T::ZERO
-                }
-            } else {
-                (max(min(nl, l1), -l1) - nl) / quadratic
-            };
-            st[1] = na;
-            st[2] = nl;
-        }
-        Kind::ProximalAdagrad | Kind::ProximalGradientDescent => {
-            let (lr, l1, l2) = (p.s[0], p.s[1], p.s[2]);
-            let mut v = st[0];
-            let rate = if kind == Kind::ProximalAdagrad {
-                st[1] = st[1] + g * g;
-                if path == Path::Scalar {
-                    lr / st[1].sqrt()
-                } else {
-                    lr * (one / st[1].sqrt())
-                }
-            } else {
-                lr
-            };
-            if path == Path::Scalar {
-                v = v - rate * g;
-                // `... / (1.0 + l2 * rate)`: a double denominator.
-                let denom = 1.0 + wide(l2 * rate);
-                st[0] = if l1 > T::ZERO {
-                    narrow(wide(sgn(v) * max(v.abs() - rate * l1, T::ZERO)) / denom)
-                } else {
-                    narrow(wide(v) / denom)
-                };
-            } else {
-                v = v - g * rate;
-                let denom = one + l2 * rate;
-                st[0] = if l1 > T::ZERO {
-                    sign(v) * max(v.abs() - rate * l1, T::ZERO) / denom
-                } else {
-                    v / denom
-                };
-            }
-        }
-        Kind::AdagradDa => {
-            let (lr, l1, l2) = (p.s[0], p.s[1], p.s[2]);
-            let steps = p.step as f32 as f64;
-            match path {
-                Path::Dense | Path::Row => {
-                    let k: T = narrow(steps);
-                    let ga = st[1] + g;
-                    let gg = st[2] + g * g;
-                    st[0] = if path == Path::Dense {
-                        let denom = l2 * (k * lr) + gg.sqrt();
-                        if l1 > T::ZERO {
-                            lr * -one * sign(ga) * max(ga.abs() - k * l1, T::ZERO) / denom
-                        } else {
-                            lr * ga * -one / denom
-                        }
-                    } else {
-                        let denom = l2 + gg.sqrt() / (k * lr);
-                        if l1 > T::ZERO {
-                            -one * sign(ga) * max(ga.abs() / k - l1, T::ZERO) / denom
-                        } else {
-                            -one * (ga / k) / denom
-                        }
-                    };
-                    st[1] = ga;
-                    st[2] = gg;
-                }
-                Path::Scalar => {
-                    // The gradient and the hyperparameters are read as doubles.
-                    let g = wide(g);
-                    let ga: T = narrow(wide(st[1]) + g);
-                    let gg: T = narrow(wide(st[2]) + g * g);
-                    let (lr, l1, l2) = (wide(lr), wide(l1), wide(l2));
-                    let k = p.step as f64;
-                    let denom = k * l2 * lr + wide(gg.sqrt());
-                    st[0] = if l1 > 0.0 {
-                        narrow(wide(sgn(-ga)) * lr * max(wide(ga.abs()) - k * l1, 0.0) / denom)
-                    } else {
-                        narrow(-wide(ga) * lr / denom)
-                    };
-                    st[1] = ga;
-                    st[2] = gg;
-                }
-            }
-        }
-    }
-}
-
 struct MoreKernel {
     kind: Kind,
     sparse: bool,
+    /// FTRL's `multiply_linear_by_lr`.
     mul_lr: bool,
+    /// Momentum's `use_nesterov`.
+    nesterov: bool,
+    /// Adagrad's `update_slots`.
+    update_slots: bool,
 }
 
 fn input_index(kind: Kind, sparse: bool, name: &str) -> usize {
@@ -416,6 +240,8 @@ impl MoreKernel {
             s,
             step,
             mul_lr: self.mul_lr,
+            nesterov: self.nesterov,
+            update_slots: self.update_slots,
         })
     }
 
@@ -521,11 +347,13 @@ impl MoreKernel {
                     }
                 }
                 let inner: usize = var_shape[1..].iter().product();
-                let path = if var_shape.len() == 1 {
-                    Path::Scalar
-                } else {
-                    Path::Row
+                // TensorFlow's SparseApplyAdagrad takes its scalar form on rows of one
+                // element; the others on vectors.
+                let scalar = match self.kind {
+                    Kind::Adagrad => inner == 1,
+                    _ => var_shape.len() == 1,
                 };
+                let path = if scalar { Path::Scalar } else { Path::Row };
                 for (k, &i) in idx.iter().enumerate() {
                     let i = i as usize;
                     for j in 0..inner {
@@ -573,15 +401,23 @@ pub(super) fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         .find(|(n, _, _)| *n == base)
         .copied()
         .ok_or_else(|| Error::internal(format!("No training kernel for {op}")))?;
-    let mul_lr = if matches!(kind, Kind::Ftrl { .. }) {
-        node.attr("multiply_linear_by_lr")?
-    } else {
-        false
+    let flag = |attr: &str, applies: bool, default: bool| -> Result<bool> {
+        if applies {
+            node.attr(attr)
+        } else {
+            Ok(default)
+        }
     };
     Ok(Box::new(MoreKernel {
         kind,
         sparse,
-        mul_lr,
+        mul_lr: flag(
+            "multiply_linear_by_lr",
+            matches!(kind, Kind::Ftrl { .. }),
+            false,
+        )?,
+        nesterov: flag("use_nesterov", kind == Kind::Momentum, false)?,
+        update_slots: flag("update_slots", kind == Kind::Adagrad, true)?,
     }))
 }
 
@@ -609,20 +445,5 @@ mod tests {
         );
         assert_eq!(input_index(Kind::AdagradDa, false, "global_step"), 7);
         assert_eq!(input_index(Kind::Adadelta, true, "indices"), 7);
-    }
-
-    #[test]
-    fn ftrl_zeroes_weights_whose_linear_term_is_within_l1() {
-        let p = Params {
-            s: vec![0.1f64, 10.0, 0.0, -0.5],
-            step: 0,
-            mul_lr: false,
-        };
-        for path in [Path::Dense, Path::Row, Path::Scalar] {
-            let mut st = [1.0, 0.1, 0.0];
-            update(Kind::Ftrl { v2: false }, path, &p, &mut st, 0.5);
-            assert_eq!(st[0], 0.0, "{path:?}");
-            assert!((st[1] - 0.35).abs() < 1e-15);
-        }
     }
 }

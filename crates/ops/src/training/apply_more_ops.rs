@@ -1,6 +1,8 @@
 //! The graph side of the kernels in `apply_more.rs`: their `OpDef`s (TensorFlow's input
-//! names, the `T`, `Tindices`, `use_locking` and `multiply_linear_by_lr` attrs, each also as a
-//! `Resource*` op without output) and the `tf.raw_ops` builders.
+//! names, the `T`, `Tindices`, `use_locking` attrs and `multiply_linear_by_lr`,
+//! `use_nesterov` or `update_slots`, each also as a `Resource*` op without output) and the
+//! `tf.raw_ops` builders of Adadelta, FTRL, the proximal optimizers and AdagradDA (those of the
+//! other sparse kernels are in `sparse_apply_ops.rs`).
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, AttrKind, AttrValue, DType, Error, OpDef, Output, Result, Shape};
@@ -41,14 +43,15 @@ fn merge_error(a: &Shape, b: &Shape) -> Option<Error> {
 }
 
 /// Adds `op` on `vars` (the variable, then its slots) and `rest` (the other inputs in
-/// TensorFlow's order), refusing at build time, as TensorFlow's shape functions do, slots
-/// whose static shape differs from the variable's and a dense gradient of another shape.
-fn build(
+/// TensorFlow's order), with the bool attr `flag` if given, refusing at build time, as
+/// TensorFlow's shape functions do, slots whose static shape differs from the variable's and a
+/// dense gradient of another shape.
+pub(super) fn build(
     op: &str,
     vars: &[&Variable],
     rest: Vec<Output>,
     dense_grad: Option<usize>,
-    mul_lr: Option<bool>,
+    flag: Option<(&str, bool)>,
 ) -> Result<Output> {
     let g = vars[0].graph().clone();
     for v in vars {
@@ -74,8 +77,8 @@ fn build(
         .inputs(vars.iter().map(|v| v.handle().clone()))
         .inputs(rest)
         .attr("use_locking", false);
-    if let Some(m) = mul_lr {
-        b = b.attr("multiply_linear_by_lr", m);
+    if let Some((name, value)) = flag {
+        b = b.attr(name, value);
     }
     b.build()?.output(0)
 }
@@ -178,7 +181,7 @@ pub fn apply_ftrl(
         &[var, accum, linear],
         rest,
         Some(0),
-        Some(multiply_linear_by_lr),
+        Some(("multiply_linear_by_lr", multiply_linear_by_lr)),
     )
 }
 
@@ -201,7 +204,7 @@ pub fn sparse_apply_ftrl(
         &[var, accum, linear],
         rest,
         None,
-        Some(multiply_linear_by_lr),
+        Some(("multiply_linear_by_lr", multiply_linear_by_lr)),
     )
 }
 
@@ -395,12 +398,14 @@ pub(super) fn register() {
                 def = def.type_attr("Tindices", INDEX);
             }
             def = def.attr("use_locking", AttrKind::Bool, Some(AttrValue::Bool(false)));
-            if matches!(kind, Kind::Ftrl { .. }) {
-                def = def.attr(
-                    "multiply_linear_by_lr",
-                    AttrKind::Bool,
-                    Some(AttrValue::Bool(false)),
-                );
+            let flag = match kind {
+                Kind::Ftrl { .. } => Some(("multiply_linear_by_lr", false)),
+                Kind::Momentum => Some(("use_nesterov", false)),
+                Kind::Adagrad => Some(("update_slots", true)),
+                _ => None,
+            };
+            if let Some((attr, default)) = flag {
+                def = def.attr(attr, AttrKind::Bool, Some(AttrValue::Bool(default)));
             }
             def = def.stateful().shape_fn(output_shape);
             register_op(def);

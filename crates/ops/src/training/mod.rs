@@ -1,7 +1,9 @@
 //! Training ops: the dense optimizer kernels (`ApplyGradientDescent`, `ApplyMomentum`,
 //! `ApplyAdagrad`, `ApplyRMSProp`, `ApplyCenteredRMSProp`, `ApplyAdam`), the dense and sparse
 //! kernels of Adadelta, FTRL, proximal Adagrad, proximal gradient descent and AdagradDA
-//! (`ApplyFtrl`, `SparseApplyFtrl`, ...), the learning-rate
+//! (`ApplyFtrl`, `SparseApplyFtrl`, ...), the sparse kernels of Momentum, RMSProp and Adagrad
+//! (`SparseApplyMomentum`, `SparseApplyRMSProp`, `SparseApplyCenteredRMSProp`,
+//! `SparseApplyAdagrad`), the learning-rate
 //! schedule kernels, and the checkpoint ops `SaveV2` / `RestoreV2` with TensorFlow's V2
 //! checkpoint format (a tensor bundle). The optimizers and `Saver` of `weir-train` build on
 //! these.
@@ -9,9 +11,11 @@
 mod apply;
 mod apply_more;
 mod apply_more_ops;
+mod apply_more_update;
 mod apply_ops;
 pub mod checkpoint;
 mod learning_rate;
+mod sparse_apply_ops;
 
 pub use apply_more_ops::{
     apply_adadelta, apply_adagrad_da, apply_ftrl, apply_proximal_adagrad,
@@ -25,6 +29,10 @@ pub use apply_ops::{
 };
 pub use checkpoint::{checkpoint_exists, list_checkpoint, read_checkpoint, restore_v2, save_v2};
 pub use learning_rate::{exponential_decay_op, piecewise_constant_op};
+pub use sparse_apply_ops::{
+    sparse_apply_adagrad, sparse_apply_centered_rms_prop, sparse_apply_momentum,
+    sparse_apply_rms_prop,
+};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {

@@ -71,4 +71,25 @@ impl Optimizer for AdagradOptimizer {
         })?;
         weir_ops::training::apply_adagrad(var, &accum, lr, grad)
     }
+
+    fn supports_sparse(&self) -> bool {
+        true
+    }
+
+    /// TensorFlow's `SparseApplyAdagrad`: only the gathered rows change.
+    fn apply_sparse(
+        &mut self,
+        values: &Output,
+        indices: &Output,
+        var: &Variable,
+    ) -> Result<Output> {
+        let lr = self.lr.clone();
+        let lr = self
+            .base
+            .scalar(var.graph(), "learning_rate", &lr, var.dtype())?;
+        let accum = self.base.slot(var, "accumulator").ok_or_else(|| {
+            Error::internal(format!("Adagrad has no accumulator for {}", var.name()))
+        })?;
+        weir_ops::training::sparse_apply_adagrad(var, &accum, lr, values, indices, true)
+    }
 }

@@ -124,6 +124,66 @@ impl Optimizer for AdamOptimizer {
         weir_ops::training::apply_adam(var, &m, &v, s, grad, false)
     }
 
+    fn supports_sparse(&self) -> bool {
+        true
+    }
+
+    /// TensorFlow's `_apply_sparse_shared`: `m` and `v` decay on every row (`m *= beta1`,
+    /// `v *= beta2`), the gathered rows' `(1 - beta1) * g` and `(1 - beta2) * g^2` are
+    /// scattered in, and the whole variable moves by `lr_t * m / (sqrt(v) + epsilon)` with
+    /// `lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`.
+    fn apply_sparse(
+        &mut self,
+        values: &Output,
+        indices: &Output,
+        var: &Variable,
+    ) -> Result<Output> {
+        use weir_ops::math::{add, div, mul, sqrt, sub};
+        let g = var.graph().clone();
+        let dt = var.dtype();
+        let (b1p, b2p) = self.powers(&g)?;
+        if b1p.dtype() != dt {
+            return Err(Error::invalid_argument(format!(
+                "Adam's beta powers are {} but variable {} is {dt}",
+                b1p.dtype(),
+                var.name()
+            )));
+        }
+        let lr = self.lr.clone();
+        let lr_t = self.base.scalar(&g, "learning_rate", &lr, dt)?;
+        let beta1 = self
+            .base
+            .scalar(&g, "beta1", &LearningRate::Value(self.beta1), dt)?;
+        let beta2 = self
+            .base
+            .scalar(&g, "beta2", &LearningRate::Value(self.beta2), dt)?;
+        let epsilon = self
+            .base
+            .scalar(&g, "epsilon", &LearningRate::Value(self.epsilon), dt)?;
+        let one = || weir_ops::array::constant(&g, weir_graph::scalar_of(dt, 1.0)?);
+        let lr = div(mul(&lr_t, sqrt(sub(one()?, &b2p)?)?)?, sub(one()?, &b1p)?)?;
+        let m = self.base.zeros_slot(var, "m")?;
+        let m_scaled = mul(values, sub(one()?, &beta1)?)?;
+        let m_decayed = m.assign(mul(&m, &beta1)?)?;
+        let m_t = {
+            let _deps = g.control_dependencies(&[m_decayed.op()])?;
+            weir_ops::state::scatter_add(&m, indices, m_scaled)?
+        };
+        let v = self.base.zeros_slot(var, "v")?;
+        // `(g * g) * (1 - beta2)` in TensorFlow's Python, which its graph optimizer
+        // (arithmetic `MinimizeBroadcasts`) evaluates as `(g * (1 - beta2)) * g`.
+        let v_scaled = mul(mul(values, sub(one()?, &beta2)?)?, values)?;
+        let v_decayed = v.assign(mul(&v, &beta2)?)?;
+        let v_t = {
+            let _deps = g.control_dependencies(&[v_decayed.op()])?;
+            weir_ops::state::scatter_add(&v, indices, v_scaled)?
+        };
+        let step = div(mul(lr, &m_t)?, add(sqrt(&v_t)?, epsilon)?)?;
+        // The update reads m_t and v_t, so it runs after both scatters (TensorFlow groups
+        // the three).
+        var.assign_sub(step)
+    }
+
     fn finish(&mut self, graph: &Graph, update_ops: &[Operation], name: &str) -> Result<Operation> {
         let (b1p, b2p) = self.powers(graph)?;
         let dt = b1p.dtype();

@@ -63,4 +63,32 @@ impl Optimizer for MomentumOptimizer {
         let accum = self.base.zeros_slot(var, "momentum")?;
         weir_ops::training::apply_momentum(var, &accum, lr, grad, momentum, self.use_nesterov)
     }
+
+    fn supports_sparse(&self) -> bool {
+        true
+    }
+
+    /// TensorFlow's `SparseApplyMomentum`: only the gathered rows of the variable and of its
+    /// momentum change.
+    fn apply_sparse(
+        &mut self,
+        values: &Output,
+        indices: &Output,
+        var: &Variable,
+    ) -> Result<Output> {
+        let g = var.graph().clone();
+        let (lr, m) = (self.lr.clone(), self.momentum.clone());
+        let lr = self.base.scalar(&g, "learning_rate", &lr, var.dtype())?;
+        let momentum = self.base.scalar(&g, "momentum", &m, var.dtype())?;
+        let accum = self.base.zeros_slot(var, "momentum")?;
+        weir_ops::training::sparse_apply_momentum(
+            var,
+            &accum,
+            lr,
+            values,
+            indices,
+            momentum,
+            self.use_nesterov,
+        )
+    }
 }

@@ -84,6 +84,29 @@ impl Optimizer for RMSPropOptimizer {
     }
 
     fn apply_dense(&mut self, grad: &Output, var: &Variable) -> Result<Output> {
+        self.apply(grad, None, var)
+    }
+
+    fn supports_sparse(&self) -> bool {
+        true
+    }
+
+    /// TensorFlow's `SparseApplyRMSProp` / `SparseApplyCenteredRMSProp`: only the gathered
+    /// rows of the variable and its slots change.
+    fn apply_sparse(
+        &mut self,
+        values: &Output,
+        indices: &Output,
+        var: &Variable,
+    ) -> Result<Output> {
+        self.apply(values, Some(indices), var)
+    }
+}
+
+impl RMSPropOptimizer {
+    /// The dense update of `grad`, or with `indices` the sparse update of its rows.
+    fn apply(&mut self, grad: &Output, indices: Option<&Output>, var: &Variable) -> Result<Output> {
+        use weir_ops::training as t;
         let g = var.graph().clone();
         let dt = var.dtype();
         let hp = [
@@ -105,13 +128,21 @@ impl Optimizer for RMSPropOptimizer {
         let [lr, rho, momentum, eps]: [Output; 4] = t
             .try_into()
             .map_err(|_| Error::internal("RMSProp hyperparameters"))?;
-        if self.centered {
-            let mg = slot("mg")?;
-            weir_ops::training::apply_centered_rms_prop(
-                var, &mg, &rms, &mom, lr, rho, momentum, eps, grad,
-            )
-        } else {
-            weir_ops::training::apply_rms_prop(var, &rms, &mom, lr, rho, momentum, eps, grad)
+        match (self.centered, indices) {
+            (true, None) => {
+                let mg = slot("mg")?;
+                t::apply_centered_rms_prop(var, &mg, &rms, &mom, lr, rho, momentum, eps, grad)
+            }
+            (true, Some(ix)) => {
+                let mg = slot("mg")?;
+                t::sparse_apply_centered_rms_prop(
+                    var, &mg, &rms, &mom, lr, rho, momentum, eps, grad, ix,
+                )
+            }
+            (false, None) => t::apply_rms_prop(var, &rms, &mom, lr, rho, momentum, eps, grad),
+            (false, Some(ix)) => {
+                t::sparse_apply_rms_prop(var, &rms, &mom, lr, rho, momentum, eps, grad, ix)
+            }
         }
     }
 }

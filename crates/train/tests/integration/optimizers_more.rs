@@ -1,8 +1,10 @@
 //! Adadelta, FTRL, proximal Adagrad, proximal gradient descent and AdagradDA against
 //! TensorFlow 2.21 (tests/data/optimizers_more, written by make_optimizers_more.py): the
 //! variable and every slot after each step, bit for bit, for dense gradients, gathered (sparse)
-//! gradients and `minimize` of a quadratic; slot and variable names; the Python errors; the
-//! kernels' errors on bad shapes, indices and scalars.
+//! gradients and `minimize` of a quadratic; slot and variable names; the Python errors; a
+//! TensorFlow checkpoint of Ftrl and Adadelta restored and trained on. The kernels' errors on bad
+//! shapes, indices and scalars and the ops' signatures are checked in
+//! optimizers_kernel_errors.rs.
 //!
 //! One difference is left: on full 8-float packets TensorFlow's Eigen computes `rsqrt` (Adadelta,
 //! proximal Adagrad) as the AVX `rsqrtps` estimate plus one Newton step, and `pow` (FTRL with a
@@ -311,5 +313,67 @@ fn python_errors_match_tensorflow() -> Result<()> {
         assert_eq!(err.message(), e["error"].as_str().unwrap(), "{case}");
         assert_eq!(err.code(), weir_graph::Code::InvalidArgument, "{case}");
     }
+    Ok(())
+}
+
+/// TensorFlow's checkpoint of Ftrl (V2) and Adadelta after a few steps restores into the same
+/// graph built by weir, slots included (their names match), and one more step from it gives
+/// TensorFlow's next values.
+#[test]
+fn a_tensorflow_checkpoint_of_ftrl_and_adadelta_restores_and_trains_on() -> Result<()> {
+    let ck = &data()["checkpoint"];
+    let g = Graph::new();
+    let a = Variable::builder(constant(&g, input("w2", &[4, 3]))?)
+        .name("a")
+        .build()?;
+    let b = Variable::builder(constant(&g, input("w1", &[5]))?)
+        .name("b")
+        .build()?;
+    let step = get_or_create_global_step(&g)?;
+    let ta = constant(&g, input("t2", &[4, 3]))?;
+    let tb = constant(&g, input("t1", &[5]))?;
+    let loss = math::add(
+        Reduce::sum().build(math::square(math::sub(a.value(), ta)?)?)?,
+        Reduce::sum().build(math::square(math::sub(b.value(), tb)?)?)?,
+    )?;
+    let mut ftrl = FtrlOptimizer::new(0.2)
+        .l1_regularization_strength(0.01)
+        .l2_regularization_strength(0.02)
+        .l2_shrinkage_regularization_strength(0.1);
+    let mut ada = AdadeltaOptimizer::new(1.0).rho(0.9).epsilon(1e-6);
+    let t1 = ftrl.minimize(&loss, Some(std::slice::from_ref(&a)), Some(&step))?;
+    let t2 = ada.minimize(&loss, Some(std::slice::from_ref(&b)), None)?;
+    let train = weir_ops::control_flow::group(&g, &[t1, t2], Some("train"))?;
+    let names: Vec<String> = global_variables(&g)?.iter().map(|v| v.name()).collect();
+    let want_names: Vec<String> = serde_json::from_value(ck["global_variables"].clone()).unwrap();
+    assert_eq!(names, want_names);
+    for (var, opt) in [(&a, &ftrl as &dyn Optimizer), (&b, &ada as &dyn Optimizer)] {
+        for (slot, want) in ck["slots"][var.name()].as_object().unwrap() {
+            assert_eq!(
+                opt.get_slot(var, slot).unwrap().name(),
+                want.as_str().unwrap()
+            );
+        }
+    }
+    let prefix =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/optimizers_more/ckpt/model.ckpt");
+    let sess = Session::new(&g)?;
+    weir_train::Saver::new(&g)?.restore(&sess, prefix.to_str().unwrap())?;
+    let compare = |what: &str, want: &Value| -> Result<()> {
+        for v in global_variables(&g)? {
+            let w = &want[v.name()];
+            if v.name() == "global_step" {
+                assert_eq!(sess.eval(&v)?.to_scalar::<i64>()?, w.as_i64().unwrap());
+            } else {
+                let got = sess.eval(&v)?.to_vec::<f32>()?;
+                let label = format!("{what} {}", v.name());
+                check(&label, &got, &floats(w), "", &Value::Null, "");
+            }
+        }
+        Ok(())
+    };
+    compare("restored", &ck["saved"])?;
+    sess.run_target(&train)?;
+    compare("next step", &ck["next"])?;
     Ok(())
 }

@@ -17,6 +17,9 @@ Every float is recorded as its IEEE bit pattern (hex of the float32), so the com
   the quadratic `reduce_sum(square(w - target))`): the optimizer's slot names, the global
   variables' names, and the variable and every slot after each of STEPS steps.
 * "raw": the raw kernels with options the optimizers do not use (multiply_linear_by_lr).
+* "checkpoint": a tf.train.Saver checkpoint (ckpt/model.ckpt.*) of Ftrl and Adadelta
+  variables and slots after a few steps, their values, and the values one step later.
+* "op_defs": the ops' input, output and attr names, types and defaults.
 * "errors": the Python errors of the constructors and apply_gradients, and the kernels' errors
   on bad shapes and indices (message up to the node annotation).
 """
@@ -409,12 +412,73 @@ def op_defs():
     out = {}
     for n in names:
         d = op_def_registry.get(n)
+        def arg_type(a):
+            return a.type_attr or tf.as_dtype(a.type).name
+
+        def default(a):
+            if not a.HasField("default_value"):
+                return None
+            which = a.default_value.WhichOneof("value")
+            return {"b": a.default_value.b}.get(which, which)
+
         out[n] = {
             "inputs": [a.name for a in d.input_arg],
+            "input_types": [arg_type(a) for a in d.input_arg],
             "outputs": [a.name for a in d.output_arg],
+            "output_types": [arg_type(a) for a in d.output_arg],
             "attrs": [a.name for a in d.attr],
+            "attr_types": [a.type for a in d.attr],
+            "attr_defaults": [default(a) for a in d.attr],
+            "allowed_dtypes": [sorted(tf.as_dtype(t).name for t in a.allowed_values.list.type)
+                               for a in d.attr],
         }
     return out
+
+
+CKPT_STEPS = 3
+
+
+def checkpoint_case():
+    """Ftrl (V2: l1, l2, shrinkage) on a matrix `a` and Adadelta on a vector `b`, trained on a
+    quadratic for CKPT_STEPS steps and saved (variables, slots, global step) to
+    ckpt/model.ckpt; then every global variable at the save and after one more step."""
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.Variable(W2, name="a")
+        b = tf.Variable(W1, name="b")
+        step = tf.train.get_or_create_global_step()
+        loss = (tf.reduce_sum(tf.square(a - tf.constant(T2)))
+                + tf.reduce_sum(tf.square(b - tf.constant(T1))))
+        ftrl = tf.train.FtrlOptimizer(0.2, l1_regularization_strength=0.01,
+                                      l2_regularization_strength=0.02,
+                                      l2_shrinkage_regularization_strength=0.1)
+        ada = tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)
+        t1 = ftrl.minimize(loss, var_list=[a], global_step=step)
+        t2 = ada.minimize(loss, var_list=[b])
+        train = tf.group(t1, t2, name="train")
+        names = [v.op.name for v in tf.global_variables()]
+        saver = tf.train.Saver()
+        out = {"steps": CKPT_STEPS, "global_variables": names,
+               "slots": {"a": {s: ftrl.get_slot(a, s).op.name
+                               for s in sorted(ftrl.get_slot_names())},
+                         "b": {s: ada.get_slot(b, s).op.name
+                               for s in sorted(ada.get_slot_names())}}}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(CKPT_STEPS):
+                sess.run(train)
+            os.makedirs(os.path.join(HERE, "ckpt"), exist_ok=True)
+            saver.save(sess, os.path.join(HERE, "ckpt", "model.ckpt"), write_meta_graph=False,
+                       write_state=False)
+            vs = tf.global_variables()
+
+            def values():
+                return {v.op.name: (int(x) if v.dtype.base_dtype == tf.int64 else bits(x))
+                        for v, x in zip(vs, sess.run(vs))}
+            out["saved"] = values()
+            sess.run(train)
+            out["next"] = values()
+        return out
 
 
 def main():
@@ -436,6 +500,7 @@ def main():
         "kernel_errors": kernel_errors(),
         "scalar_errors": scalar_errors(),
         "op_defs": op_defs(),
+        "checkpoint": checkpoint_case(),
     }
     with open(os.path.join(HERE, "expected.json"), "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
