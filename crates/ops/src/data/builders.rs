@@ -215,23 +215,7 @@ impl Dataset {
             let (outputs, mut s) = structure::encode(&results)?;
             // A sparse argument returned as it is keeps its static dense shape, as
             // TensorFlow's keeps the shape its spec gave it.
-            for (r, spec) in results.iter().zip(&mut s) {
-                let (Component::Sparse(out), Some(spec)) = (r, spec) else {
-                    continue;
-                };
-                let arg = components
-                    .iter()
-                    .zip(&self.sparse)
-                    .find_map(|(c, a)| match (c, a) {
-                        (Component::Sparse(c), Some(a)) if c.dense_shape == out.dense_shape => {
-                            Some(a)
-                        }
-                        _ => None,
-                    });
-                if let Some(a) = arg {
-                    spec.shape = a.shape.clone();
-                }
-            }
+            structure::keep_argument_shapes(&results, &mut s, &components, &self.sparse);
             sparse = s;
             Ok(outputs)
         })?;

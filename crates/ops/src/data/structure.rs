@@ -152,7 +152,41 @@ pub(crate) struct SparseSpec {
 /// The static dense shape of `s`, as TensorFlow's `SparseTensor.shape` gives it: the values
 /// of a constant `dense_shape`, else as many unknown dims as its static length.
 pub(crate) fn static_dense_shape(s: &SparseOutput) -> Shape {
-    let node = s.dense_shape.graph().node(s.dense_shape.node_id());
+    static_shape_of(&s.dense_shape)
+}
+
+/// The static dense shape a `dense_shape` tensor gives: a constant's values, a `Pack`'s
+/// constant scalars (the dense shape [`decode`] rebuilds from a partly known spec), the shape
+/// of a `SparseAdd` of two sparse tensors of one fully known dense shape (TensorFlow's
+/// `tf.sparse.add` makes its dense shape that constant), else unknown dims.
+fn static_shape_of(dense_shape: &Output) -> Shape {
+    let g = dense_shape.graph();
+    let node = g.node(dense_shape.node_id());
+    if node.op_type() == "Pack" {
+        let dims: Vec<Option<usize>> = node
+            .inputs()
+            .iter()
+            .map(|&(id, _)| {
+                g.node(id)
+                    .const_value()
+                    .and_then(|t| t.to_scalar::<i64>().ok())
+                    .and_then(|d| usize::try_from(d).ok())
+            })
+            .collect();
+        return Shape::new(dims);
+    }
+    if node.op_type() == "SparseAdd" && dense_shape.index() == 2 {
+        let side = |i: usize| {
+            let &(id, at) = node.inputs().get(i)?;
+            let input = g.operation(id).and_then(|op| op.output(at)).ok()?;
+            Some(static_shape_of(&input))
+        };
+        if let (Some(a), Some(b)) = (side(2), side(5)) {
+            if a == b && a.dims().is_some_and(|d| d.iter().all(Option::is_some)) {
+                return a;
+            }
+        }
+    }
     if let Some(v) = node.const_value().and_then(|t| t.to_vec::<i64>().ok()) {
         return Shape::new(
             v.iter()
@@ -160,10 +194,10 @@ pub(crate) fn static_dense_shape(s: &SparseOutput) -> Shape {
                 .collect::<Vec<_>>(),
         );
     }
-    if let Some(s) = crate::parsing::sparse_merge::merged_dense_shape(&s.dense_shape) {
+    if let Some(s) = crate::parsing::sparse_merge::merged_dense_shape(dense_shape) {
         return s;
     }
-    match s.dense_shape.shape().dims() {
+    match dense_shape.shape().dims() {
         Some([Some(rank)]) => Shape::new(vec![None; *rank]),
         _ => Shape::unknown(),
     }
@@ -223,8 +257,31 @@ fn encode_with(
     Ok((outputs, sparse))
 }
 
+/// Where a sparse result is a sparse argument returned as it is, its spec keeps the static
+/// dense shape the argument's spec gave it, as TensorFlow's keeps the shape of its spec.
+pub(crate) fn keep_argument_shapes(
+    results: &[Component],
+    specs: &mut [Option<SparseSpec>],
+    args: &[Component],
+    arg_specs: &[Option<SparseSpec>],
+) {
+    for (r, spec) in results.iter().zip(specs) {
+        let (Component::Sparse(out), Some(spec)) = (r, spec) else {
+            continue;
+        };
+        let arg = args.iter().zip(arg_specs).find_map(|(c, a)| match (c, a) {
+            (Component::Sparse(c), Some(a)) if c.dense_shape == out.dense_shape => Some(a),
+            _ => None,
+        });
+        if let Some(a) = arg {
+            spec.shape = a.shape.clone();
+        }
+    }
+}
+
 /// The components that `outputs` (encoded as `sparse` says) carry: each sparse one rebuilt,
-/// with the static rank its spec knows.
+/// with the static rank its spec knows and, as TensorFlow's `SparseTensorSpec` rebuilds it,
+/// the dims of its dense shape that the spec knows as constants.
 pub(crate) fn decode(outputs: &[Output], sparse: &[Option<SparseSpec>]) -> Result<Vec<Component>> {
     outputs
         .iter()
@@ -233,14 +290,34 @@ pub(crate) fn decode(outputs: &[Output], sparse: &[Option<SparseSpec>]) -> Resul
             None => Ok(Component::Tensor(o.clone())),
             Some(spec) => {
                 let s = deserialize_sparse(o, spec.dtype)?;
-                Ok(Component::Sparse(match spec.shape.rank() {
-                    Some(rank) => SparseOutput::new(
-                        crate::array::reshape(&s.indices, [-1, rank as i64])?,
-                        s.values,
-                        crate::array::reshape(&s.dense_shape, [rank as i64])?,
-                    )?,
-                    None => s,
-                }))
+                let Some(dims) = spec.shape.dims() else {
+                    return Ok(Component::Sparse(s));
+                };
+                let rank = dims.len();
+                let g = o.graph();
+                let known = |d: &Option<usize>| d.map(|d| i64::try_from(d).unwrap_or(i64::MAX));
+                let dense_shape = if dims.iter().all(Option::is_some) {
+                    let v: Vec<i64> = dims.iter().filter_map(known).collect();
+                    crate::array::constant_named(g, v, "shape")?
+                } else if dims.iter().any(Option::is_some) {
+                    let pieces = crate::array::unstack(&s.dense_shape, Some(rank), 0)?;
+                    let pieces = pieces
+                        .into_iter()
+                        .zip(dims)
+                        .map(|(p, d)| match known(d) {
+                            Some(d) => crate::array::constant(g, d),
+                            None => Ok(p),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    crate::array::stack(&pieces, 0)?
+                } else {
+                    crate::array::reshape(&s.dense_shape, [rank as i64])?
+                };
+                Ok(Component::Sparse(SparseOutput::new(
+                    crate::array::reshape(&s.indices, [-1, rank as i64])?,
+                    s.values,
+                    dense_shape,
+                )?))
             }
         })
         .collect()

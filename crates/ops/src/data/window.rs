@@ -8,13 +8,15 @@ use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, OpContext, Output, Result, Shape};
 
 use super::builders::Dataset;
+use super::structure::{self, ComponentSpec, SparseSpec};
 use super::{
     dataset_def, dataset_tensor, input_dataset, output_dtypes, DatasetBase, Element, IteratorBase,
     IteratorContext,
 };
 
 /// The windows of a dataset (`dataset.window(...)`): a dataset whose elements hold one dataset
-/// per component of the input, each with that component's values in the window.
+/// per component of the input, each with that component's values in the window (a sparse
+/// component's window is a dataset of sparse tensors, as TensorFlow's).
 #[derive(Clone, Debug)]
 pub struct Windows {
     /// The dataset of window handles (one `resource` scalar per component).
@@ -22,12 +24,39 @@ pub struct Windows {
     /// The input's component dtypes and shapes: each window dataset's element.
     dtypes: Vec<DType>,
     shapes: Vec<Shape>,
+    /// The input's sparse components: a window of one is a dataset of sparse tensors.
+    sparse: Vec<Option<SparseSpec>>,
 }
 
 impl Windows {
     /// The dataset of windows itself: one scalar handle per component.
     pub fn dataset(&self) -> &Dataset {
         &self.dataset
+    }
+
+    /// The `element_spec` of each window dataset, one per component of the input (TensorFlow's
+    /// `DatasetSpec(element_spec)` of each window): a sparse component's windows hold sparse
+    /// tensors of its spec.
+    ///
+    /// ```
+    /// use weir_graph::{DType, Graph, Shape, Tensor};
+    /// use weir_ops::array::constant;
+    /// use weir_ops::data::{ComponentSpec, Dataset};
+    /// use weir_ops::sparse::SparseOutput;
+    ///
+    /// let g = Graph::new();
+    /// let sp = SparseOutput::new(
+    ///     constant(&g, Tensor::from_vec(&[2, 2], vec![0i64, 1, 2, 0])?)?,
+    ///     constant(&g, [1.5f32, 2.5])?,
+    ///     constant(&g, [3i64, 4])?,
+    /// )?;
+    /// let windows = Dataset::from_component_slices(&[sp.into()])?.window(2, None, 1, false)?;
+    /// let spec = ComponentSpec::Sparse { dtype: DType::F32, shape: Shape::from([4]) };
+    /// assert_eq!(windows.element_spec(), vec![spec]);
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn element_spec(&self) -> Vec<ComponentSpec> {
+        structure::specs(&self.dtypes, &self.shapes, &self.sparse)
     }
 
     /// `windows.flat_map(f)`: the elements of the dataset `f` makes of each window, given as
@@ -57,7 +86,11 @@ impl Windows {
         handles
             .iter()
             .zip(self.dtypes.iter().zip(&self.shapes))
-            .map(|(h, (d, s))| Dataset::from_handle(h.clone(), vec![*d], vec![s.clone()]))
+            .zip(&self.sparse)
+            .map(|((h, (d, s)), sp)| {
+                Dataset::from_handle(h.clone(), vec![*d], vec![s.clone()])
+                    .with_sparse(vec![sp.clone()])
+            })
             .collect()
     }
 }
@@ -66,7 +99,9 @@ impl Dataset {
     /// `dataset.window(size, shift=None, stride=1, drop_remainder=False)`: windows of `size`
     /// elements taken `stride` apart, a new one every `shift` elements (`None`: `size`); the
     /// last windows may be smaller unless `drop_remainder` (op `WindowDataset`). Sizes below
-    /// 1 fail where the dataset is made, as "Window size must be greater than zero.".
+    /// 1 fail where the dataset is made, as "Window size must be greater than zero.". A
+    /// sparse component's window is a dataset of its sparse tensors, whose `batch` stacks them
+    /// as TensorFlow's does (see [`Windows::element_spec`]).
     ///
     /// ```
     /// use weir_graph::Graph;
@@ -87,7 +122,6 @@ impl Dataset {
         stride: i64,
         drop_remainder: bool,
     ) -> Result<Windows> {
-        self.dense_only("dataset.window")?;
         let g = self.graph();
         let c = |v: i64, name: &str| crate::array::constant_named(g, v, name);
         let n = self.output_types().len();
@@ -109,6 +143,7 @@ impl Dataset {
             dataset,
             dtypes: self.output_types().to_vec(),
             shapes: self.output_shapes().to_vec(),
+            sparse: self.sparse_specs().to_vec(),
         })
     }
 }

@@ -26,6 +26,7 @@ mod data_parallel_reads;
 mod data_reduce;
 mod data_shuffle;
 mod data_sparse;
+mod data_sparse_more;
 mod data_tensor_args;
 mod data_tfrecord_writer;
 mod data_window;

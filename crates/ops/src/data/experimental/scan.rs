@@ -9,6 +9,7 @@ use weir_graph::{
 };
 
 use super::super::function::{build_function, BoundFunction, FunctionAttr};
+use super::super::structure::{self, Component, ComponentSpec};
 use super::super::{
     dataset_def, dataset_tensor, input_dataset, output_dtypes, Dataset, DatasetBase, Element,
     IteratorBase, IteratorContext,
@@ -170,25 +171,111 @@ impl Dataset {
         f: impl Fn(&[Output], &[Output]) -> Result<(Vec<Output>, Vec<Output>)>,
     ) -> Result<Dataset> {
         self.dense_only("dataset.scan")?;
+        let state: Vec<Component> = initial_state.iter().map(Component::from).collect();
+        self.scan_op(&state, |state, element| {
+            let state: Vec<Output> = state
+                .iter()
+                .map(|c| c.tensor().cloned())
+                .collect::<Result<_>>()?;
+            let element: Vec<Output> = element
+                .iter()
+                .map(|c| c.tensor().cloned())
+                .collect::<Result<_>>()?;
+            let (new_state, output) = f(&state, &element)?;
+            Ok((
+                new_state.into_iter().map(Component::from).collect(),
+                output.into_iter().map(Component::from).collect(),
+            ))
+        })
+    }
+
+    /// [`scan`](Self::scan) where the state and the elements may hold sparse tensors
+    /// (`tf.data.experimental.scan` with `SparseTensor`s): `f` reads them as
+    /// [`map_components`](Self::map_components)'s function does and returns the new state (of
+    /// the initial state's kinds and dtypes; a sparse state's dense shape may change, and is
+    /// then relaxed as a dense state's shape is) and the output element.
+    ///
+    /// ```
+    /// use weir_graph::{DType, Graph, Shape, Tensor};
+    /// use weir_ops::array::constant;
+    /// use weir_ops::data::{ComponentSpec, Dataset};
+    /// use weir_ops::sparse::{sparse_add, SparseOutput};
+    ///
+    /// let g = Graph::new();
+    /// let rows = SparseOutput::new(
+    ///     constant(&g, Tensor::from_vec(&[2, 2], vec![0i64, 1, 2, 0])?)?,
+    ///     constant(&g, [1.5f32, 2.5])?,
+    ///     constant(&g, [3i64, 4])?,
+    /// )?;
+    /// let empty = SparseOutput::new(
+    ///     constant(&g, Tensor::from_vec(&[0, 1], Vec::<i64>::new())?)?,
+    ///     constant(&g, Tensor::from(Vec::<f32>::new()))?,
+    ///     constant(&g, [4i64])?,
+    /// )?;
+    /// // The running sparse sum of the rows.
+    /// let sums = Dataset::from_component_slices(&[rows.into()])?.scan_components(
+    ///     &[empty.into()],
+    ///     |state, x| {
+    ///         let sum = sparse_add(state[0].sparse()?, x[0].sparse()?, constant(&g, 0f32)?)?;
+    ///         Ok((vec![sum.clone().into()], vec![sum.into()]))
+    ///     },
+    /// )?;
+    /// assert!(sums.element_spec()[0].is_sparse());
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn scan_components(
+        &self,
+        initial_state: &[Component],
+        f: impl Fn(&[Component], &[Component]) -> Result<(Vec<Component>, Vec<Component>)>,
+    ) -> Result<Dataset> {
+        self.scan_op(initial_state, f)
+    }
+
+    /// The `ScanDataset` of `f` over components: a sparse state or element component travels
+    /// encoded, as in every dataset op.
+    fn scan_op(
+        &self,
+        initial_state: &[Component],
+        f: impl Fn(&[Component], &[Component]) -> Result<(Vec<Component>, Vec<Component>)>,
+    ) -> Result<Dataset> {
         let g = self.graph();
-        if initial_state.iter().any(|s| !s.graph().ptr_eq(g)) {
+        let in_graph = |c: &Component| match c {
+            Component::Tensor(o) => o.graph().ptr_eq(g),
+            Component::Sparse(s) => s.outputs().iter().all(|o| o.graph().ptr_eq(g)),
+        };
+        if !initial_state.iter().all(in_graph) {
             return Err(Error::invalid_argument(
                 "The initial state of `scan` must be in the dataset's graph",
             ));
         }
+        let (state_inputs, _) = structure::encode(initial_state)?;
         let n = initial_state.len();
-        let state_dtypes: Vec<DType> = initial_state.iter().map(|s| s.dtype()).collect();
-        let mut state_shapes: Vec<Shape> = initial_state.iter().map(|s| s.shape()).collect();
-        let mut arg_dtypes = state_dtypes.clone();
-        arg_dtypes.extend_from_slice(self.output_types());
-        // TensorFlow's fixed point: where the new state's static shape differs, trace the
-        // function again with the state relaxed to the shape both have.
-        let func = loop {
-            let mut arg_shapes = state_shapes.clone();
+        let state_dtypes: Vec<DType> = state_inputs.iter().map(|s| s.dtype()).collect();
+        let initial_specs: Vec<ComponentSpec> = initial_state.iter().map(|c| c.spec()).collect();
+        let mut state_specs = initial_specs.clone();
+        let element_sparse = self.sparse_specs().to_vec();
+        // TensorFlow's fixed point: where the new state's static shape (a sparse state's dense
+        // shape) differs, trace the function again with the state relaxed to the shape both
+        // have.
+        let (func, output_sparse) = loop {
+            let (dtypes, mut arg_shapes, state_sparse) = structure::encoded(&state_specs);
+            // A dense state's shape is its spec's; a sparse one's encoding is a string [3].
+            for (shape, sp) in arg_shapes.iter_mut().zip(&state_sparse) {
+                if sp.is_some() {
+                    *shape = Shape::from([3]);
+                }
+            }
+            let mut arg_dtypes = dtypes;
+            arg_dtypes.extend_from_slice(self.output_types());
             arg_shapes.extend_from_slice(self.output_shapes());
+            let mut arg_sparse = state_sparse.clone();
+            arg_sparse.extend(element_sparse.iter().cloned());
             let mut num_outputs = 0;
+            let mut new_specs = Vec::new();
+            let mut output_sparse = Vec::new();
             let func = build_function(g, "scan", &arg_dtypes, &arg_shapes, |args| {
-                let (new_state, output) = f(&args[..n], &args[n..])?;
+                let components = structure::decode(args, &arg_sparse)?;
+                let (new_state, output) = f(&components[..n], &components[n..])?;
                 if new_state.len() != n {
                     return Err(Error::invalid_argument(format!(
                         "Invalid `scan_func`. The new state has {} components but the initial \
@@ -197,39 +284,86 @@ impl Dataset {
                     )));
                 }
                 num_outputs = output.len();
-                Ok(new_state.into_iter().chain(output).collect())
+                let (state_out, mut state_out_sparse) = structure::encode(&new_state)?;
+                let (out, mut out_sparse) = structure::encode(&output)?;
+                structure::keep_argument_shapes(
+                    &new_state,
+                    &mut state_out_sparse,
+                    &components,
+                    &arg_sparse,
+                );
+                structure::keep_argument_shapes(&output, &mut out_sparse, &components, &arg_sparse);
+                new_specs = new_state
+                    .iter()
+                    .zip(&state_out_sparse)
+                    .map(|(c, sp)| match (c, sp) {
+                        (Component::Sparse(s), Some(sp)) => ComponentSpec::Sparse {
+                            dtype: s.dtype(),
+                            shape: sp.shape.clone(),
+                        },
+                        _ => c.spec(),
+                    })
+                    .collect();
+                output_sparse = out_sparse;
+                Ok(state_out.into_iter().chain(out).collect())
             })?;
             if num_outputs == 0 {
                 return Err(Error::invalid_argument(
                     "Invalid `scan_func`. The output element must have at least one component.",
                 ));
             }
-            for (s, init) in func.results[..n].iter().zip(initial_state) {
-                if s.dtype() != init.dtype() {
+            for (new, init) in new_specs.iter().zip(&initial_specs) {
+                if new.is_sparse() != init.is_sparse() {
+                    let class = |s: &ComponentSpec| {
+                        if s.is_sparse() {
+                            "tensorflow.python.framework.sparse_tensor.SparseTensor"
+                        } else {
+                            "tensorflow.python.framework.tensor.Tensor"
+                        }
+                    };
+                    return Err(Error::invalid_argument(format!(
+                        "Invalid `scan_func`. The element classes for the new state must match \
+                         the initial state. Expected <class '{}'>, got <class '{}'>.",
+                        class(init),
+                        class(new)
+                    )));
+                }
+            }
+            for (new, init) in new_specs.iter().zip(&initial_specs) {
+                if new.dtype() != init.dtype() {
                     return Err(Error::invalid_argument(format!(
                         "Invalid `scan_func`. The element types for the new state must match \
                          the initial state. Expected <dtype: '{}'>, got <dtype: '{}'>.",
                         init.dtype().python_name(),
-                        s.dtype().python_name()
+                        new.dtype().python_name()
                     )));
                 }
             }
-            let relaxed: Vec<Shape> = state_shapes
+            let relaxed: Vec<ComponentSpec> = state_specs
                 .iter()
-                .zip(&func.results[..n])
-                .map(|(old, new)| common_supertype(old, &new.shape()))
+                .zip(&new_specs)
+                .map(|(old, new)| match old {
+                    ComponentSpec::Tensor { dtype, shape } => ComponentSpec::Tensor {
+                        dtype: *dtype,
+                        shape: common_supertype(shape, new.shape()),
+                    },
+                    ComponentSpec::Sparse { dtype, shape } => ComponentSpec::Sparse {
+                        dtype: *dtype,
+                        shape: common_supertype(shape, new.shape()),
+                    },
+                })
                 .collect();
-            if relaxed == state_shapes {
-                break func;
+            if relaxed == state_specs {
+                break (func, output_sparse);
             }
-            state_shapes = relaxed;
+            state_specs = relaxed;
         };
         let output = &func.results[n..];
         let dtypes: Vec<DType> = output.iter().map(|o| o.dtype()).collect();
         let shapes = output.iter().map(|o| o.shape()).collect();
         let b = crate::new_op(g, "ScanDataset")
             .input(self.handle())
-            .inputs(initial_state.iter().cloned())
+            .inputs(state_inputs)
             .inputs(func.captured.iter().cloned())
             .attr("Tstate", state_dtypes)
             .attr(
@@ -238,7 +372,7 @@ impl Dataset {
             )
             .attr("preserve_cardinality", true)
             .attr("use_default_device", true);
-        Dataset::build(func.attrs(b, "f"), dtypes, shapes)
+        Ok(Dataset::build(func.attrs(b, "f"), dtypes, shapes)?.with_sparse(output_sparse))
     }
 }
 
