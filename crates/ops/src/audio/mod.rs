@@ -15,7 +15,7 @@
 //! ```
 
 mod wav;
-mod wav_io;
+pub(crate) mod wav_io;
 
 pub use wav::{decode_wav, encode_wav, DecodeWav, EncodeWav};
 

@@ -190,7 +190,7 @@ fn to_i16(x: f32) -> i16 {
 /// Encodes `audio` (`frames` x `channels`, interleaved) as a 16-bit PCM WAV file: TensorFlow's
 /// `EncodeAudioAsS16LEWav`, with `sample_rate` as the kernel passes it (an int32 widened to
 /// an unsigned 64-bit number, so negative rates are huge).
-pub(super) fn encode(
+pub(crate) fn encode(
     audio: &[f32],
     sample_rate: i32,
     channels: usize,

@@ -37,15 +37,28 @@ pub fn histogram(name: &str, values: impl Into<Output>) -> Result<Output> {
 
 fn summary_op(op: &str, name: &str, values: Output) -> Result<Output> {
     let g = values.graph().clone();
+    scoped_summary(&g, name, |tag, tags| {
+        crate::new_op(&g, op)
+            .name(format!("{tag}/"))
+            .input(tags)
+            .input(values)
+            .build()?
+            .output(0)
+    })
+}
+
+/// TensorFlow's `summary_scope` and `collect`: opens name scope `name`, makes its `tag` constant
+/// (the scope without its trailing slash) and lets `build` add the op named `{tag}/` (the scope
+/// itself), then adds the op's output to `SUMMARIES`.
+pub(super) fn scoped_summary(
+    g: &Graph,
+    name: &str,
+    build: impl FnOnce(&str, Output) -> Result<Output>,
+) -> Result<Output> {
     let scope = g.name_scope(name);
     let tag = scope.prefix().trim_end_matches('/').to_string();
-    let tags = crate::array::constant_named(&g, Tensor::from(tag.as_str()), "tag")?;
-    let out = crate::new_op(&g, op)
-        .name(format!("{tag}/"))
-        .input(tags)
-        .input(values)
-        .build()?
-        .output(0)?;
+    let tags = crate::array::constant_named(g, Tensor::from(tag.as_str()), "tag")?;
+    let out = build(&tag, tags)?;
     drop(scope);
     g.add_to_collection(graph_keys::SUMMARIES, out.clone())?;
     Ok(out)
@@ -81,7 +94,8 @@ pub fn merge_all(graph: &Graph) -> Result<Option<Output>> {
     merge(&items).map(Some)
 }
 
-fn encode(summary: &Summary) -> Tensor {
+/// The serialized `summary` as a string scalar, what every summary op outputs.
+pub(super) fn encode(summary: &Summary) -> Tensor {
     Tensor::scalar(Bytes::from(summary.encode_to_vec()))
 }
 
@@ -126,6 +140,7 @@ impl Kernel for ScalarKernel {
                 .map(|(t, v)| SummaryValue {
                     tag: String::from_utf8_lossy(t).into_owned(),
                     value: Some(Value::SimpleValue(v as f32)),
+                    ..SummaryValue::default()
                 })
                 .collect(),
         };
@@ -149,6 +164,7 @@ impl Kernel for HistogramKernel {
             value: vec![SummaryValue {
                 tag,
                 value: Some(Value::Histo(histogram_of(vals.into_iter()))),
+                ..SummaryValue::default()
             }],
         };
         ctx.set_output(0, encode(&summary));
@@ -183,7 +199,8 @@ impl Kernel for MergeKernel {
     }
 }
 
-fn scalar_output(ctx: &mut weir_graph::InferenceContext<'_>) -> Result<()> {
+/// The shape function of every summary op: one string scalar.
+pub(super) fn scalar_output(ctx: &mut weir_graph::InferenceContext<'_>) -> Result<()> {
     ctx.set_output(0, Shape::scalar());
     Ok(())
 }

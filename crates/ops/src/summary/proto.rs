@@ -35,22 +35,106 @@ pub struct SummaryValue {
     /// The tag TensorBoard groups by (`loss`, `batch/fraction_of_32_full`).
     #[prost(string, tag = "1")]
     pub tag: String,
+    /// `node_name` (field 7): the node that made the value, which TensorFlow's own summary ops
+    /// leave empty.
+    #[prost(string, tag = "7")]
+    pub node_name: String,
+    /// `metadata` (field 9): which TensorBoard plugin reads the value, for tensor summaries.
+    #[prost(message, optional, tag = "9")]
+    pub metadata: Option<SummaryMetadata>,
     /// The value.
-    #[prost(oneof = "summary_value::Value", tags = "2, 5")]
+    #[prost(oneof = "summary_value::Value", tags = "2, 4, 5, 6, 8")]
     pub value: Option<summary_value::Value>,
+}
+
+/// `tensorflow.SummaryMetadata`: what a tensor summary holds and which TensorBoard plugin shows
+/// it.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SummaryMetadata {
+    /// The plugin that reads the value (`text` for `tf.summary.text`).
+    #[prost(message, optional, tag = "1")]
+    pub plugin_data: Option<PluginData>,
+    /// The name TensorBoard shows instead of the tag.
+    #[prost(string, tag = "2")]
+    pub display_name: String,
+    /// A longer description (`tensor_summary`'s `summary_description`).
+    #[prost(string, tag = "3")]
+    pub summary_description: String,
+    /// `DataClass`: 0 unknown, 1 scalar, 2 tensor, 3 blob sequence.
+    #[prost(int32, tag = "4")]
+    pub data_class: i32,
+}
+
+/// `tensorflow.SummaryMetadata.PluginData`: a plugin's name and its own serialized settings.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PluginData {
+    /// The plugin's name.
+    #[prost(string, tag = "1")]
+    pub plugin_name: String,
+    /// The plugin's settings, opaque to TensorFlow.
+    #[prost(bytes = "bytes", tag = "2")]
+    pub content: Bytes,
+}
+
+/// `tensorflow.Summary.Image`: one PNG-encoded image of an image summary.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SummaryImage {
+    /// Height in pixels.
+    #[prost(int32, tag = "1")]
+    pub height: i32,
+    /// Width in pixels.
+    #[prost(int32, tag = "2")]
+    pub width: i32,
+    /// Channels: 1 grayscale, 2 grayscale + alpha, 3 RGB, 4 RGBA.
+    #[prost(int32, tag = "3")]
+    pub colorspace: i32,
+    /// The PNG file.
+    #[prost(bytes = "bytes", tag = "4")]
+    pub encoded_image_string: Bytes,
+}
+
+/// `tensorflow.Summary.Audio`: one encoded clip of an audio summary.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SummaryAudio {
+    /// Samples per second.
+    #[prost(float, tag = "1")]
+    pub sample_rate: f32,
+    /// Channels per frame.
+    #[prost(int64, tag = "2")]
+    pub num_channels: i64,
+    /// Frames in the clip.
+    #[prost(int64, tag = "3")]
+    pub length_frames: i64,
+    /// The encoded file.
+    #[prost(bytes = "bytes", tag = "4")]
+    pub encoded_audio_string: Bytes,
+    /// Its MIME type (`audio/wav`).
+    #[prost(string, tag = "5")]
+    pub content_type: String,
 }
 
 /// The `oneof value` of [`SummaryValue`].
 pub mod summary_value {
-    /// `Summary.Value.value`: the kinds of summary weir writes.
+    use weir_graph::graph_def::proto::TensorProto;
+
+    /// `Summary.Value.value`: the kinds of summary weir writes (all but the obsolete field 3).
     #[derive(Clone, PartialEq, prost::Oneof)]
     pub enum Value {
         /// A scalar (`simple_value`).
         #[prost(float, tag = "2")]
         SimpleValue(f32),
+        /// An image (`image`).
+        #[prost(message, tag = "4")]
+        Image(super::SummaryImage),
         /// A histogram (`histo`).
         #[prost(message, tag = "5")]
         Histo(super::HistogramProto),
+        /// An audio clip (`audio`).
+        #[prost(message, tag = "6")]
+        Audio(super::SummaryAudio),
+        /// A whole tensor (`tensor`), as tensor summaries write it.
+        #[prost(message, tag = "8")]
+        Tensor(TensorProto),
     }
 }
 

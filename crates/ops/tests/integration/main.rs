@@ -94,6 +94,7 @@ mod string;
 mod strings_more;
 mod strings_unicode;
 mod summary;
+mod summary_more;
 mod ta_util;
 mod tensor_array;
 mod tensor_array_graph;

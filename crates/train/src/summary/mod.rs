@@ -210,6 +210,7 @@ impl FileWriter {
                 value: vec![SummaryValue {
                     tag: tag.to_string(),
                     value: Some(Value::SimpleValue(value)),
+                    ..SummaryValue::default()
                 }],
             })),
         })

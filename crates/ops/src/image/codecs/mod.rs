@@ -48,7 +48,7 @@ mod jpeg_builders;
 mod jpeg_decode;
 mod jpeg_encode;
 mod png_decode;
-mod png_encode;
+pub(crate) mod png_encode;
 mod register;
 
 pub use builders::{

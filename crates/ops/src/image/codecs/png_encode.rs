@@ -93,7 +93,7 @@ pub(super) fn encode(image: &Tensor, compression: i64) -> Result<Tensor> {
 
 /// One PNG of `data` (samples big-endian when 16-bit); `None` for an empty image, which libpng
 /// refuses.
-fn write_png(
+pub(crate) fn write_png(
     data: &[u8],
     width: usize,
     height: usize,
