@@ -274,7 +274,7 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
     }
 }
 
-fn encode(t: &Tensor) -> Value {
+pub(crate) fn encode(t: &Tensor) -> Value {
     let data = match t.dtype() {
         DType::I64 => json!(t.to_vec::<i64>().unwrap()),
         DType::I32 => json!(t.to_vec::<i32>().unwrap()),
@@ -299,7 +299,7 @@ fn encode(t: &Tensor) -> Value {
     json!({"dtype": dtype, "shape": t.shape(), "data": data})
 }
 
-fn spec_json(s: &ComponentSpec) -> Value {
+pub(crate) fn spec_json(s: &ComponentSpec) -> Value {
     let dtype = match s.dtype() {
         DType::String => "string",
         d => d.python_name(),
@@ -312,7 +312,7 @@ fn spec_json(s: &ComponentSpec) -> Value {
     json!({"kind": kind, "dtype": dtype, "shape": shape})
 }
 
-fn check_error(name: &str, got: &Error, want: &Value) {
+pub(crate) fn check_error(name: &str, got: &Error, want: &Value) {
     assert_eq!(
         got.code(),
         code_of(want["class"].as_str().unwrap()),
@@ -333,8 +333,15 @@ fn check_error(name: &str, got: &Error, want: &Value) {
 /// Checks one case against TensorFlow's record.
 fn check(doc: &Value, want: &Value) {
     let name = want["name"].as_str().unwrap();
+    check_case(want, |g| build(g, doc, name));
+}
+
+/// Checks one pipeline, built by `build` in a new graph, against TensorFlow's record `want`:
+/// the build error, or the element spec, every element and how the iteration ended.
+pub(crate) fn check_case(want: &Value, build: impl FnOnce(&Graph) -> Result<Dataset>) {
+    let name = want["name"].as_str().unwrap();
     let g = Graph::new();
-    let built = build(&g, doc, name);
+    let built = build(&g);
     if let Some(e) = want.get("error") {
         check_error(name, &built.expect_err(name), e);
         return;

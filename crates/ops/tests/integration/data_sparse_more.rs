@@ -5,23 +5,16 @@
 //! values and dense shape) and its end, or its build-time error; and each window dataset's
 //! element spec must be TensorFlow's. Every run has a timeout.
 
-use std::time::Duration;
-
-use base64::Engine;
 use serde_json::{json, Value};
-use weir_graph::{Code, DType, Error, Graph, Output, Result, Tensor};
+use weir_graph::{Code, DType, Graph, Output, Result, Tensor};
 use weir_ops::array::{constant, size};
-use weir_ops::data::{Component, ComponentSpec, Dataset, Windows};
+use weir_ops::data::{Component, Dataset, Windows};
 use weir_ops::math::{add, cast};
 use weir_ops::parsing::{parse_single_example, Features, FixedLenFeature, VarLenFeature};
 use weir_ops::sparse::{sparse_add, sparse_concat, sparse_reduce_sum, SparseOutput};
-use weir_session::{RunArgs, Session};
 
+use crate::data_sparse::{check_case, spec_json};
 use crate::io_util::b64;
-use crate::parsing_support::code_of;
-
-/// How long any run in these tests may take before the test fails.
-const BOUND: Duration = Duration::from_secs(20);
 
 fn doc() -> Value {
     serde_json::from_str(include_str!("../data/tfdata_sparse/expected_more.json")).unwrap()
@@ -205,111 +198,10 @@ fn build(g: &Graph, doc: &Value, name: &str) -> Result<Dataset> {
     }
 }
 
-fn encode(t: &Tensor) -> Value {
-    let data = match t.dtype() {
-        DType::I64 => json!(t.to_vec::<i64>().unwrap()),
-        DType::F32 => json!(t
-            .to_vec::<f32>()
-            .unwrap()
-            .into_iter()
-            .map(f64::from)
-            .collect::<Vec<_>>()),
-        DType::String => json!(t
-            .as_slice::<weir_graph::Bytes>()
-            .unwrap()
-            .iter()
-            .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
-            .collect::<Vec<_>>()),
-        other => panic!("unexpected dtype {other}"),
-    };
-    let dtype = match t.dtype() {
-        DType::String => "string",
-        d => d.python_name(),
-    };
-    json!({"dtype": dtype, "shape": t.shape(), "data": data})
-}
-
-fn spec_json(s: &ComponentSpec) -> Value {
-    let dtype = match s.dtype() {
-        DType::String => "string",
-        d => d.python_name(),
-    };
-    let shape = match s.shape().dims() {
-        None => Value::Null,
-        Some(d) => json!(d),
-    };
-    let kind = if s.is_sparse() { "sparse" } else { "tensor" };
-    json!({"kind": kind, "dtype": dtype, "shape": shape})
-}
-
-fn check_error(name: &str, got: &Error, want: &Value) {
-    assert_eq!(
-        got.code(),
-        code_of(want["class"].as_str().unwrap()),
-        "{name}: {got}"
-    );
-    assert_eq!(got.message(), want["message"].as_str().unwrap(), "{name}");
-}
-
 /// Checks one case against TensorFlow's record.
 fn check(doc: &Value, want: &Value) {
     let name = want["name"].as_str().unwrap();
-    let g = Graph::new();
-    let built = build(&g, doc, name);
-    if let Some(e) = want.get("error") {
-        check_error(name, &built.expect_err(name), e);
-        return;
-    }
-    let ds = built.unwrap_or_else(|e| panic!("{name}: {e}"));
-    let spec: Vec<Value> = ds.element_spec().iter().map(spec_json).collect();
-    assert_eq!(Value::from(spec), want["spec"], "{name}: element spec");
-    let next = ds
-        .make_one_shot_iterator()
-        .unwrap()
-        .get_next_components()
-        .unwrap();
-    let mut args = RunArgs::new().timeout(BOUND);
-    for c in &next {
-        match c {
-            Component::Tensor(o) => args = args.fetch(o),
-            Component::Sparse(s) => {
-                for o in s.outputs() {
-                    args = args.fetch(&o);
-                }
-            }
-        }
-    }
-    let sess = Session::new(&g).unwrap();
-    let want_items = want["elements"].as_array().unwrap();
-    let mut got = Vec::new();
-    let end = loop {
-        assert!(
-            got.len() <= want_items.len(),
-            "{name}: more elements than TensorFlow's"
-        );
-        match sess.run(&args) {
-            Ok(v) => {
-                let mut values = v.iter();
-                let element: Vec<Value> = next
-                    .iter()
-                    .map(|c| match c {
-                        Component::Tensor(_) => encode(values.next().unwrap()),
-                        Component::Sparse(_) => {
-                            let mut part = || encode(values.next().unwrap());
-                            json!({"indices": part(), "values": part(), "dense_shape": part()})
-                        }
-                    })
-                    .collect();
-                got.push(Value::from(element));
-            }
-            Err(e) => break e,
-        }
-    };
-    assert_eq!(&got, want_items, "{name}: elements");
-    match &want["end"] {
-        Value::Null => assert!(end.is_out_of_range(), "{name}: ended with {end}"),
-        w => check_error(name, &end, w),
-    }
+    check_case(want, |g| build(g, doc, name));
 }
 
 #[test]

@@ -16,6 +16,8 @@ use weir_ops::state::{global_variables_initializer, Variable};
 use weir_ops::training as t;
 use weir_session::Session;
 
+use crate::util::f32_bits;
+
 fn data() -> &'static Value {
     static DATA: OnceLock<Value> = OnceLock::new();
     DATA.get_or_init(|| {
@@ -25,16 +27,8 @@ fn data() -> &'static Value {
     })
 }
 
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|h| f32::from_bits(u32::from_str_radix(h.as_str().unwrap(), 16).unwrap()))
-        .collect()
-}
-
 fn input(name: &str, shape: &[usize]) -> Tensor {
-    Tensor::from_vec(shape, floats(&data()["inputs"][name])).unwrap()
+    Tensor::from_vec(shape, f32_bits(&data()["inputs"][name])).unwrap()
 }
 
 fn var(g: &Graph, t: Tensor, name: &str) -> Result<Variable> {
@@ -347,7 +341,7 @@ fn scalar_input_errors_match_tensorflow() {
                 match *n {
                     "var" => vars.push(var(&g, input("w2", &[4, 3]), "w")?),
                     "grad" | "delta" if sparse => {
-                        let c2 = floats(&data()["inputs"]["c2"]);
+                        let c2 = f32_bits(&data()["inputs"]["c2"]);
                         let rows = Tensor::from_vec(&[2, 3], c2[..6].to_vec())?;
                         inp.insert(n, constant(&g, rows)?);
                     }

@@ -28,6 +28,8 @@ use weir_train::{
     ProximalAdagradOptimizer, ProximalGradientDescentOptimizer,
 };
 
+use crate::util::f32_bits;
+
 fn data() -> &'static Value {
     static DATA: OnceLock<Value> = OnceLock::new();
     DATA.get_or_init(|| {
@@ -37,16 +39,8 @@ fn data() -> &'static Value {
     })
 }
 
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|h| f32::from_bits(u32::from_str_radix(h.as_str().unwrap(), 16).unwrap()))
-        .collect()
-}
-
 fn input(name: &str, shape: &[usize]) -> Tensor {
-    Tensor::from_vec(shape, floats(&data()["inputs"][name])).unwrap()
+    Tensor::from_vec(shape, f32_bits(&data()["inputs"][name])).unwrap()
 }
 
 fn cfg(c: &Value, key: &str) -> Option<f64> {
@@ -189,7 +183,7 @@ fn run_case(case: &Value) -> Result<()> {
         check(
             &format!("{label} initial {s}"),
             &got,
-            &floats(&case["initial_slots"][s]),
+            &f32_bits(&case["initial_slots"][s]),
             kind,
             c,
             "",
@@ -201,7 +195,7 @@ fn run_case(case: &Value) -> Result<()> {
         check(
             &format!("{label} step {k} var"),
             &got,
-            &floats(&want["var"]),
+            &f32_bits(&want["var"]),
             kind,
             c,
             mode,
@@ -209,7 +203,7 @@ fn run_case(case: &Value) -> Result<()> {
         for (s, v) in &slots {
             let got = sess.eval(v)?.to_vec::<f32>()?;
             let what = format!("{label} step {k} {s}");
-            check(&what, &got, &floats(&want["slots"][s]), kind, c, mode);
+            check(&what, &got, &f32_bits(&want["slots"][s]), kind, c, mode);
         }
     }
     let steps = sess.eval(&step)?.to_scalar::<i64>()?;
@@ -253,7 +247,7 @@ fn ftrl_multiply_linear_by_lr_kernels_match_tensorflow() -> Result<()> {
             lr_power: c(-0.5)?,
         };
         let op: Output = if sparse {
-            let all = floats(&data()["inputs"][&format!("c{suffix}")]);
+            let all = f32_bits(&data()["inputs"][&format!("c{suffix}")]);
             let inner = if two { 3 } else { 1 };
             let gshape: Vec<usize> = if two { vec![2, 3] } else { vec![2] };
             let gv = constant(&g, Tensor::from_vec(&gshape, all[..2 * inner].to_vec())?)?;
@@ -270,7 +264,7 @@ fn ftrl_multiply_linear_by_lr_kernels_match_tensorflow() -> Result<()> {
             for (name, v) in [("var", &w), ("accum", &acc), ("linear", &lin)] {
                 let got = sess.eval(v)?.to_vec::<f32>()?;
                 let what = format!("v2={v2} sparse={sparse} two={two} {name}");
-                check(&what, &got, &floats(&want[name]), "", &Value::Null, "");
+                check(&what, &got, &f32_bits(&want[name]), "", &Value::Null, "");
             }
         }
     }
@@ -367,7 +361,7 @@ fn a_tensorflow_checkpoint_of_ftrl_and_adadelta_restores_and_trains_on() -> Resu
             } else {
                 let got = sess.eval(&v)?.to_vec::<f32>()?;
                 let label = format!("{what} {}", v.name());
-                check(&label, &got, &floats(w), "", &Value::Null, "");
+                check(&label, &got, &f32_bits(w), "", &Value::Null, "");
             }
         }
         Ok(())

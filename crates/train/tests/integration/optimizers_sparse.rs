@@ -23,6 +23,8 @@ use weir_train::{
     RMSPropOptimizer,
 };
 
+use crate::util::f32_bits;
+
 fn data() -> &'static Value {
     static DATA: OnceLock<Value> = OnceLock::new();
     DATA.get_or_init(|| {
@@ -32,16 +34,8 @@ fn data() -> &'static Value {
     })
 }
 
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|h| f32::from_bits(u32::from_str_radix(h.as_str().unwrap(), 16).unwrap()))
-        .collect()
-}
-
 fn input(name: &str, shape: &[usize]) -> Tensor {
-    Tensor::from_vec(shape, floats(&data()["inputs"][name])).unwrap()
+    Tensor::from_vec(shape, f32_bits(&data()["inputs"][name])).unwrap()
 }
 
 fn make_opt(kind: &str, c: &Value) -> Box<dyn Optimizer> {
@@ -153,7 +147,7 @@ fn run_case(case: &Value) -> Result<()> {
         check(
             &format!("{label} initial {k}"),
             &got,
-            &floats(&case["initial"][k]),
+            &f32_bits(&case["initial"][k]),
         );
     }
     for (n, want) in case["steps"].as_array().unwrap().iter().enumerate() {
@@ -161,7 +155,7 @@ fn run_case(case: &Value) -> Result<()> {
         sess.run(&RunArgs::new().feed(&idx, feed).target(&train))?;
         for (k, v) in &vars {
             let got = sess.eval(v)?.to_vec::<f32>()?;
-            check(&format!("{label} step {n} {k}"), &got, &floats(&want[k]));
+            check(&format!("{label} step {n} {k}"), &got, &f32_bits(&want[k]));
         }
     }
     let steps = sess.eval(&step)?.to_scalar::<i64>()?;

@@ -30,3 +30,12 @@ pub fn flat(v: &Value) -> Vec<f64> {
         other => panic!("not a number: {other}"),
     }
 }
+
+/// Float32 values recorded as the hexadecimal strings of their bits, so JSON keeps them exact.
+pub fn f32_bits(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| f32::from_bits(u32::from_str_radix(h.as_str().unwrap(), 16).unwrap()))
+        .collect()
+}
