@@ -27,8 +27,8 @@ pub type InitFn = Arc<dyn Fn(&SessionHandle) -> Result<()> + Send + Sync>;
 ///
 /// The model is ready when `ready_op` (usually [`report_uninitialized_variables`]) gives an
 /// empty string vector. Waits sleep `recovery_wait_secs` between checks (default 30 s); they
-/// end early with Cancelled when the coordinator given to [`stop_with`](Self::stop_with) is
-/// asked to stop.
+/// end early with Cancelled when its [`coordinator`](Self::coordinator) (or the one given to
+/// [`stop_with`](Self::stop_with)) is asked to stop.
 ///
 /// [`report_uninitialized_variables`]: weir_ops::state::report_uninitialized_variables
 ///
@@ -53,7 +53,7 @@ pub struct SessionManager {
     ready_for_local_init_op: Option<Output>,
     recovery_wait: Duration,
     local_init_feeds: Vec<(Output, Tensor)>,
-    stop: Option<Coordinator>,
+    stop: Coordinator,
 }
 
 /// The arguments of `prepare_session` and `recover_session` besides the master (weir runs
@@ -181,7 +181,7 @@ impl SessionManager {
             ready_for_local_init_op: None,
             recovery_wait: Duration::from_secs(30),
             local_init_feeds: Vec::new(),
-            stop: None,
+            stop: Coordinator::new(),
         }
     }
 
@@ -219,12 +219,18 @@ impl SessionManager {
     }
 
     /// Ends waits with Cancelled once `coord` is asked to stop (weir's addition: every
-    /// blocking wait can be cancelled; a `Supervisor` passes its coordinator).
+    /// blocking wait can be cancelled; a `Supervisor` passes its coordinator). Without it the
+    /// manager has a coordinator of its own, [`coordinator`](Self::coordinator).
     pub fn stop_with(mut self, coord: &Coordinator) -> SessionManager {
-        self.stop = Some(coord.clone());
+        self.stop = coord.clone();
         self
     }
 
+    /// The coordinator whose stop request cancels this manager's waits (for a checkpoint or a
+    /// ready model) from another thread.
+    pub fn coordinator(&self) -> &Coordinator {
+        &self.stop
+    }
     /// TensorFlow's constructor check (a ValueError there, InvalidArgument here).
     fn check(&self) -> Result<()> {
         if let (Some(r), None) = (&self.ready_for_local_init_op, &self.local_init_op) {
@@ -239,14 +245,7 @@ impl SessionManager {
 
     /// Sleeps `d`, or fails with Cancelled as soon as a stop is requested.
     fn sleep(&self, d: Duration, waiting_for: &str) -> Result<()> {
-        let stopped = match &self.stop {
-            Some(c) => c.wait_for_stop(Some(d)),
-            None => {
-                std::thread::sleep(d);
-                false
-            }
-        };
-        if stopped {
+        if self.stop.wait_for_stop(Some(d)) {
             return Err(Error::cancelled(format!(
                 "A stop was requested while waiting for {waiting_for}."
             )));
@@ -332,7 +331,7 @@ impl SessionManager {
         }
         if let Some(msg) = self.model_not_ready(&sess)? {
             let local = match &self.local_init_op {
-                Some(op) => self.op_text(op)?,
+                Some(op) => op_text(&self.graph, op)?,
                 None => "None".to_string(),
             };
             return Err(Error::new(
@@ -416,16 +415,17 @@ impl SessionManager {
     fn model_not_ready(&self, sess: &SessionHandle) -> Result<Option<String>> {
         not_ready(self.ready_op.as_ref(), sess)
     }
+}
 
-    /// `op` as Python prints an `Operation`: its NodeDef in text form.
-    fn op_text(&self, op: &Operation) -> Result<String> {
-        let def = self.graph.as_graph_def(false)?;
-        Ok(def
-            .node
-            .iter()
-            .find(|n| n.name == op.name())
-            .map_or_else(|| op.name().to_string(), node_def_to_text))
-    }
+/// `op` as Python prints an `Operation` (`str(op)`), which TensorFlow's messages quote: its
+/// NodeDef in text form.
+pub(crate) fn op_text(graph: &Graph, op: &Operation) -> Result<String> {
+    let def = graph.as_graph_def(false)?;
+    Ok(def
+        .node
+        .iter()
+        .find(|n| n.name == op.name())
+        .map_or_else(|| op.name().to_string(), node_def_to_text))
 }
 
 /// TensorFlow's `_ready(op, sess)`: `None` when `op` is absent or gives an empty vector or

@@ -28,13 +28,7 @@ pub(super) fn global_step_read(graph: &Graph, hook: &str) -> Result<Output> {
     }
 }
 
-pub(super) fn step_of(t: &Tensor) -> Result<i64> {
-    t.to_scalar::<i64>()
-}
-
-pub(super) fn read_step(session: &SessionHandle, step: &Output) -> Result<i64> {
-    step_of(&session.eval(step)?)
-}
+pub(super) use crate::global_step::{read_step, step_of};
 
 /// TensorFlow's two-read trigger of the step hooks: with the step fetched before the run
 /// (`stale`), whether the timer fires for the step after it; if so, the real step read now,

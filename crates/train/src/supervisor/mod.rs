@@ -10,22 +10,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use weir_graph::graph_def::{node_def_to_text, write_graph};
+use weir_graph::graph_def::write_graph;
 use weir_graph::{graph_keys, Code, Error, Graph, Operation, Output, Result, Tensor};
 use weir_ops::state::{
     global_variables, global_variables_initializer, report_uninitialized_variables,
 };
 use weir_session::{Session, SessionHandle, SessionOptions};
 
+use crate::global_step::read_step;
 use crate::meta_graph::ExportMetaGraph;
 use crate::monitored::{default_local_init_op, first_output, operation_or, output_or};
-use crate::session_manager::InitFn;
+use crate::session_manager::{op_text, InitFn};
 use crate::summary::SessionStatus;
 use crate::{
     get_global_step, start_queue_runners, CoordThread, Coordinator, FileWriter, LooperThread,
     PrepareArgs, Saver, SessionManager,
 };
-use services::{interval, step_value};
+use services::interval;
 
 /// The builder of a [`Supervisor`]: `tf.compat.v1.train.Supervisor(graph, ready_op, is_chief,
 /// init_op, logdir, summary_op, saver, global_step, save_summaries_secs, save_model_secs,
@@ -284,12 +285,7 @@ impl SupervisorBuilder {
         };
         if !self.is_chief {
             if let Some(v) = g.operations().iter().find(|o| o.op_type() == "VariableV2") {
-                let text = g
-                    .as_graph_def(false)?
-                    .node
-                    .iter()
-                    .find(|n| n.name == v.name())
-                    .map_or_else(|| v.name().to_string(), node_def_to_text);
+                let text = op_text(&g, v)?;
                 return Err(Error::invalid_argument(format!(
                     "When using replicas, all Variables must have their device set: {text}"
                 )));
@@ -537,7 +533,7 @@ impl Supervisor {
             return Ok(Vec::new());
         }
         if let (Some(step), Some(w)) = (&self.global_step, &self.summary_writer) {
-            w.add_session_log(SessionStatus::Start, "", step_value(sess, step)?)?;
+            w.add_session_log(SessionStatus::Start, "", read_step(sess, step)?)?;
         }
         let mut threads = Vec::new();
         if let (Some(every), Some(w)) = (interval(self.save_summaries_secs), &self.summary_writer) {
@@ -704,7 +700,7 @@ impl Supervisor {
         };
         let step = match (global_step, &self.global_step) {
             (Some(s), _) => s,
-            (None, Some(t)) => step_value(sess, t)?,
+            (None, Some(t)) => read_step(sess, t)?,
             (None, None) => 0,
         };
         w.add_summary(summary, step)

@@ -5,16 +5,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use weir_graph::{DType, Error, Output, Result};
+use weir_graph::Output;
 use weir_session::{RunArgs, SessionHandle};
 
+use crate::global_step::{read_step, step_of};
 use crate::summary::SessionStatus;
 use crate::{CoordThread, Coordinator, FileWriter, LooperThread, Saver};
-
-/// `training_util.global_step(sess, tensor)`: the global step's value as an integer.
-pub(crate) fn step_value(sess: &SessionHandle, step: &Output) -> Result<i64> {
-    step_value_of(&sess.eval(step)?, step)
-}
 
 /// Seconds as a timer interval; `None` for a non-positive or unrepresentable number.
 pub(crate) fn interval(secs: f64) -> Option<Duration> {
@@ -46,23 +42,11 @@ pub(crate) fn summary_thread(
         }
         let out = sess.run(&args)?;
         let at = match &step {
-            Some(s) => step_value_of(&out[1], s)?,
+            Some(_) => step_of(&out[1])?,
             None => 0,
         };
         writer.add_summary(&out[0], at)
     })
-}
-
-/// The integer value of a fetched global step.
-pub(crate) fn step_value_of(t: &weir_graph::Tensor, step: &Output) -> Result<i64> {
-    match t.dtype() {
-        DType::I64 => t.to_scalar::<i64>(),
-        DType::I32 => Ok(i64::from(t.to_scalar::<i32>()?)),
-        other => Err(Error::invalid_argument(format!(
-            "The global step {} is {other:?}, not an integer",
-            step.name()
-        ))),
-    }
 }
 
 /// `SVStepCounterThread`: every `every`, writes the global steps per second since the last
@@ -85,9 +69,9 @@ pub(crate) fn step_counter_thread(
     LooperThread::pending(coord, Some(every), move || {
         let (last_time, last_step) = match last {
             Some(l) => l,
-            None => (Instant::now(), step_value(&sess, &step)?),
+            None => (Instant::now(), read_step(&sess, &step)?),
         };
-        let current = step_value(&sess, &step)?;
+        let current = read_step(&sess, &step)?;
         let now = Instant::now();
         let elapsed = now.duration_since(last_time).as_secs_f64();
         let rate = if elapsed > 0.0 {
@@ -119,10 +103,10 @@ pub(crate) fn checkpoint_thread(
         writer.cloned(),
     );
     LooperThread::pending(coord, Some(every), move || {
-        let at = step.as_ref().map(|s| step_value(&sess, s)).transpose()?;
+        let at = step.as_ref().map(|s| read_step(&sess, s)).transpose()?;
         saver.save(&sess, &path, at)?;
         if let (Some(w), Some(s)) = (&writer, &step) {
-            w.add_session_log(SessionStatus::Checkpoint, &path, step_value(&sess, s)?)?;
+            w.add_session_log(SessionStatus::Checkpoint, &path, read_step(&sess, s)?)?;
         }
         Ok(())
     })
