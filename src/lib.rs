@@ -137,6 +137,7 @@ pub mod prelude {
         multinomial, random_crop, random_normal, random_shuffle, random_uniform, truncated_normal,
         RandomNormal, RandomUniform, TruncatedNormal,
     };
+    pub use weir_ops::sparse::edit_distance;
     pub use weir_ops::sparse::{
         sparse_add, sparse_concat, sparse_dense_cwise_add, sparse_dense_cwise_div,
         sparse_dense_cwise_mul, sparse_fill_empty_rows, sparse_maximum, sparse_minimum,

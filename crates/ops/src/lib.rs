@@ -23,6 +23,7 @@ use weir_graph::{Graph, OpBuilder};
 
 pub mod array;
 pub mod audio;
+pub mod bitwise;
 pub mod control_flow;
 pub mod data;
 pub mod data_flow;
@@ -45,6 +46,7 @@ pub mod summary;
 pub mod tensor_array;
 pub mod training;
 
+mod libstdcxx;
 mod stream_store;
 mod util;
 
@@ -55,6 +57,7 @@ pub fn register_all_ops() {
     ONCE.call_once(|| {
         array::register_all_ops();
         audio::register_all_ops();
+        bitwise::register_all_ops();
         control_flow::register_all_ops();
         init_ops::register_all_ops();
         io::register_all_ops();

@@ -33,6 +33,7 @@ mod adjust;
 mod adjust_hsv;
 pub mod codecs;
 mod color;
+mod combined_nms;
 mod convert;
 mod crop_and_resize;
 mod crop_pad;
@@ -40,17 +41,22 @@ mod draw_boxes;
 mod flip;
 mod gradients;
 mod nms;
+mod nms_more;
 mod orient;
 mod patches;
 mod quality;
 mod resize;
+mod resize_area;
+mod resize_bicubic;
 mod sample_box;
+mod sample_box_v1;
 mod standardize;
 
 pub use adjust::{adjust_brightness, adjust_contrast, random_brightness, random_contrast, Operand};
 pub use adjust_hsv::{adjust_hue, adjust_saturation, random_hue, random_saturation};
 pub use codecs::*;
 pub use color::{adjust_gamma, grayscale_to_rgb, hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv};
+pub use combined_nms::{combined_non_max_suppression, CombinedNonMaxSuppression};
 pub use convert::{convert_image_dtype, ConvertImageDtype};
 pub use crop_and_resize::{crop_and_resize, CropAndResize, CropMethod};
 pub use crop_pad::{
@@ -61,6 +67,9 @@ pub use draw_boxes::draw_bounding_boxes;
 pub use flip::{random_flip_left_right, random_flip_up_down};
 pub use gradients::{image_gradients, sobel_edges, total_variation};
 pub use nms::{non_max_suppression, NonMaxSuppression};
+pub use nms_more::{
+    non_max_suppression_overlaps, non_max_suppression_padded, non_max_suppression_with_scores,
+};
 pub use orient::{flip_left_right, flip_up_down, rot90, transpose};
 pub use patches::extract_patches;
 pub use quality::{psnr, Ssim};
@@ -137,14 +146,19 @@ pub(crate) fn register_all_ops() {
     codecs::register();
     adjust_hsv::register();
     color::register();
+    combined_nms::register();
     convert::register();
     crop_and_resize::register();
     draw_boxes::register();
     nms::register();
+    nms_more::register();
     patches::register();
     flip::register();
     resize::register();
+    resize_area::register();
+    resize_bicubic::register();
     sample_box::register();
+    sample_box_v1::register();
     standardize::register();
 }
 

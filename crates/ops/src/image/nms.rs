@@ -188,9 +188,10 @@ fn maxi(a: f32, b: f32) -> f32 {
     }
 }
 
-/// TensorFlow's `IOU` of boxes `i` and `j` (rows of 4 floats).
-fn iou(boxes: &[f32], i: usize, j: usize) -> f32 {
-    let (a, b) = (&boxes[i * 4..i * 4 + 4], &boxes[j * 4..j * 4 + 4]);
+/// TensorFlow's `IOU` of the boxes starting at flat offsets `i` and `j` of `boxes` (4 floats
+/// each).
+pub(super) fn iou_at(boxes: &[f32], i: usize, j: usize) -> f32 {
+    let (a, b) = (&boxes[i..i + 4], &boxes[j..j + 4]);
     let (ymin_i, xmin_i) = (mini(a[0], a[2]), mini(a[1], a[3]));
     let (ymax_i, xmax_i) = (maxi(a[0], a[2]), maxi(a[1], a[3]));
     let (ymin_j, xmin_j) = (mini(b[0], b[2]), mini(b[1], b[3]));
@@ -240,14 +241,17 @@ impl PartialEq for Candidate {
 }
 impl Eq for Candidate {}
 
-/// `DoNonMaxSuppressionOp`: the selected indices and their final scores.
-fn select(
-    boxes: &[f32],
+/// `DoNonMaxSuppressionOp` over any `similarity` of two candidates (IoU for boxes, a given
+/// overlap for `NonMaxSuppressionWithOverlaps`): the selected indices and their final scores.
+/// The loop is the kernel's as it is, so that a NaN similarity (which zeroes a score without
+/// suppressing) behaves as there.
+pub(super) fn select(
     scores: &[f32],
     max_output: usize,
     iou_threshold: f32,
     score_threshold: f32,
     soft_nms_sigma: f32,
+    similarity: impl Fn(usize, usize) -> f32,
 ) -> (Vec<i32>, Vec<f32>) {
     let mut queue: BinaryHeap<Candidate> = scores
         .iter()
@@ -275,7 +279,7 @@ fn select(
         let original = next.score;
         let mut hard = false;
         for j in (next.suppress_begin..selected.len()).rev() {
-            let sim = iou(boxes, next.index, selected[j] as usize);
+            let sim = similarity(next.index, selected[j] as usize);
             next.score *= weight(sim);
             if !soft && sim > iou_threshold {
                 hard = true;
@@ -381,13 +385,14 @@ impl Kernel for NmsKernel {
         if max < 0 {
             return Err(Error::invalid_argument("output size must be non-negative"));
         }
+        let b = boxes.as_slice::<f32>()?;
         let (mut idx, mut sc) = select(
-            boxes.as_slice::<f32>()?,
             scores.as_slice::<f32>()?,
             max as usize,
             iou_t,
             score_t,
             sigma,
+            |i, j| iou_at(b, i * 4, j * 4),
         );
         let valid = idx.len() as i32;
         if self.pad {
@@ -523,13 +528,15 @@ mod tests {
     fn ties_go_to_the_lower_index_and_overlaps_are_dropped() {
         // Two identical boxes with equal scores, and one far away.
         let boxes = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 5.0, 5.0, 6.0, 6.0];
-        let (idx, _) = select(&boxes, &[0.5, 0.5, 0.1], 10, 0.5, f32::NEG_INFINITY, 0.0);
+        let iou = |i: usize, j: usize| iou_at(&boxes, i * 4, j * 4);
+        let scores = [0.5, 0.5, 0.1];
+        let (idx, _) = select(&scores, 10, 0.5, f32::NEG_INFINITY, 0.0, iou);
         assert_eq!(idx, [0, 2]);
-        let (idx, _) = select(&boxes, &[0.5, 0.5, 0.1], 10, 0.5, 0.2, 0.0);
+        let (idx, _) = select(&scores, 10, 0.5, 0.2, 0.0, iou);
         assert_eq!(idx, [0]);
-        let (idx, _) = select(&boxes, &[0.5, 0.5, 0.1], 0, 0.5, f32::NEG_INFINITY, 0.0);
+        let (idx, _) = select(&scores, 0, 0.5, f32::NEG_INFINITY, 0.0, iou);
         assert!(idx.is_empty());
-        assert_eq!(iou(&boxes, 0, 1), 1.0);
-        assert_eq!(iou(&boxes, 0, 2), 0.0);
+        assert_eq!(iou(0, 1), 1.0);
+        assert_eq!(iou(0, 2), 0.0);
     }
 }

@@ -19,6 +19,10 @@ pub enum ResizeMethod {
     Bilinear,
     /// The nearest input pixel; the result keeps the image's dtype.
     NearestNeighbor,
+    /// Bicubic interpolation (`ResizeBicubic`); the result is float32.
+    Bicubic,
+    /// Area averaging (`ResizeArea`, which has no half-pixel option); the result is float32.
+    Area,
 }
 
 /// `tf.image.resize(images, size)` with bilinear interpolation and half-pixel centers. See
@@ -120,15 +124,18 @@ impl Resize {
         let op = match self.method {
             ResizeMethod::Bilinear => "ResizeBilinear",
             ResizeMethod::NearestNeighbor => "ResizeNearestNeighbor",
+            ResizeMethod::Bicubic => "ResizeBicubic",
+            ResizeMethod::Area => "ResizeArea",
         };
-        crate::new_op(&g, op)
+        let mut b = crate::new_op(&g, op)
             .maybe_name(self.name.as_deref())
             .input(images)
             .input(size)
-            .attr("align_corners", self.align_corners)
-            .attr("half_pixel_centers", self.half_pixel_centers)
-            .build()?
-            .output(0)
+            .attr("align_corners", self.align_corners);
+        if self.method != ResizeMethod::Area {
+            b = b.attr("half_pixel_centers", self.half_pixel_centers);
+        }
+        b.build()?.output(0)
     }
 }
 

@@ -6,24 +6,50 @@
 
 mod batch;
 mod cholesky;
+mod cross;
+mod decompose;
 mod diag_band;
+mod eig;
 mod einsum;
 mod einsum_plan;
+mod expm;
+mod log_det;
+mod lstsq;
 mod lu;
 mod matrix_diag;
 mod matrix_diag_kernels;
+mod qr;
+mod solve;
+mod sqrtm;
+mod svd;
 
 pub use cholesky::{cholesky, matrix_triangular_solve};
+pub use cross::cross;
 pub use diag_band::{band_part, diag, diag_part, matrix_band_part};
+pub use eig::{self_adjoint_eig, self_adjoint_eigvals};
 pub use einsum::einsum;
+pub use expm::matrix_exponential;
+pub use log_det::{log_matrix_determinant, logdet};
+pub use lstsq::matrix_solve_ls;
 pub use lu::{matrix_determinant, matrix_inverse};
 pub use matrix_diag::{matrix_diag, matrix_diag_part, matrix_set_diag, Align, MatrixDiag};
+pub use qr::qr;
+pub use solve::matrix_solve;
+pub use sqrtm::matrix_square_root;
+pub use svd::{pinv, svd};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     cholesky::register();
+    cross::register();
     diag_band::register();
+    eig::register();
     einsum::register();
+    log_det::register();
     lu::register();
     matrix_diag::register();
+    qr::register();
+    solve::register();
+    sqrtm::register();
+    svd::register();
 }

@@ -9,10 +9,12 @@
 mod argmax;
 mod bcast;
 mod binary;
+mod binary_more;
 pub(crate) mod cast;
 mod clip;
 mod compare;
 mod confusion_matrix;
+mod incomplete;
 mod matmul;
 mod matmul_narrow;
 mod matmul_sparse;
@@ -23,15 +25,22 @@ mod scan;
 mod segment;
 mod select;
 pub(crate) mod sparse_segment;
+mod special;
 mod unary;
+mod unary_more;
 
 pub use argmax::{arg_max, arg_max_typed, arg_min, arg_min_typed};
 pub use bcast::broadcast_shapes;
+pub(crate) use bcast::{broadcast_shape_fn, broadcast_update, unary_map, unary_update};
 pub(crate) use binary::accumulate;
 pub(crate) use binary::Arith;
 pub use binary::{
     add, div, div_no_nan, divide, floordiv, floormod, maximum, minimum, mul, pow, realdiv,
     squared_difference, sub, truediv, truncatediv, truncatemod,
+};
+pub use binary_more::{
+    approximate_equal, atan2, c_mod, mul_no_nan, nextafter, xdivy, xlog1py, xlogy,
+    ApproximateEqual, APPROXIMATE_EQUAL_TOLERANCE,
 };
 pub use cast::cast;
 pub use clip::{clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm};
@@ -40,6 +49,7 @@ pub use compare::{
     not_equal,
 };
 pub use confusion_matrix::{confusion_matrix, ConfusionMatrix};
+pub use incomplete::{betainc, igamma, igamma_grad_a, igammac};
 pub use matmul::{matmul, MatMul};
 pub use misc::{add_n, clip_by_value, range, range_from, Operand};
 pub use reduce::{
@@ -55,10 +65,15 @@ pub use sparse_segment::{
     sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,
     sparse_segment_sqrt_n_grad, sparse_segment_sum, sparse_segment_sum_grad,
 };
+pub use special::{
+    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erf, erfc, erfinv, lgamma, ndtri,
+    polygamma, zeta,
+};
 pub use unary::{
     abs, ceil, cos, exp, floor, is_finite, is_inf, is_nan, log, log1p, neg, reciprocal, round,
     rsqrt, sigmoid, sign, sin, sqrt, square, tanh,
 };
+pub use unary_more::{acos, acosh, asin, asinh, atan, atanh, cosh, expm1, inv, rint, sinh, tan};
 
 /// Method-call forms of the math builders, for `x.matmul(&w)?`-style code.
 pub trait MathExt {
@@ -94,8 +109,10 @@ impl MathExt for weir_graph::Output {
 pub(crate) fn register_all_ops() {
     argmax::register();
     binary::register();
+    binary_more::register();
     cast::register();
     compare::register();
+    incomplete::register();
     matmul::register();
     misc::register();
     reduce::register();
@@ -103,5 +120,7 @@ pub(crate) fn register_all_ops() {
     segment::register();
     sparse_segment::register();
     select::register();
+    special::register();
     unary::register();
+    unary_more::register();
 }

@@ -12,21 +12,24 @@ use weir_graph::{
 
 use super::bcast::{unary_map, unary_update};
 
-fn unary(op: &str, x: Output) -> Result<Output> {
+/// One `op` node on `x`: the builder of every elementwise unary op.
+pub(super) fn unary(op: &str, x: Output) -> Result<Output> {
     crate::new_op(&x.graph().clone(), op)
         .input(x)
         .build()?
         .output(0)
 }
 
+/// Public builders `name(x)` of unary ops, each one `op` node.
 macro_rules! builders {
     ($($(#[$doc:meta])* $name:ident => $op:literal;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl Into<Output>) -> Result<Output> {
-            unary($op, x.into())
+            $crate::math::unary::unary($op, x.into())
         }
     )*};
 }
+pub(super) use builders;
 
 builders! {
     /// `tf.negative(x)` (op `Neg`): `-x`; integers wrap.
@@ -238,7 +241,8 @@ const OPS: &[(&str, UnOp, &[DType])] = &[
     ("IsFinite", UnOp::IsFinite, DType::FLOAT),
 ];
 
-fn same_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
+/// The shape function of elementwise unary ops: the input's shape.
+pub(super) fn same_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let s = ctx.input_shape(0).clone();
     ctx.set_output(0, s);
     Ok(())

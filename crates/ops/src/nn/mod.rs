@@ -24,13 +24,17 @@
 //! ```
 
 mod activations;
+mod activations_more;
+mod atrous_conv;
 mod avg_pool;
 mod bias_add;
 mod candidate_sampling;
 mod conv;
 mod conv_composites;
+mod ctc;
 mod depthwise_conv;
 mod depthwise_kernels;
+mod dilation;
 mod dropout;
 mod embedding;
 mod fixed_unigram;
@@ -39,6 +43,7 @@ mod fused_batch_norm_grad;
 mod in_top_k;
 mod losses;
 mod lrn;
+mod max_pool_argmax;
 mod moments;
 mod normalize;
 mod padding;
@@ -52,6 +57,10 @@ pub use activations::{
     elu, elu_grad, leaky_relu, leaky_relu_grad, leaky_relu_with_alpha, relu, relu6, relu6_grad,
     relu_grad, sigmoid, tanh,
 };
+pub use activations_more::{
+    crelu, crelu_with_axis, selu, selu_grad, softplus, softplus_grad, softsign, softsign_grad,
+};
+pub use atrous_conv::atrous_conv2d;
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad};
 pub use candidate_sampling::{
@@ -60,10 +69,15 @@ pub use candidate_sampling::{
 };
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
 pub use conv_composites::{conv2d_transpose, depthwise_conv2d, separable_conv2d};
+pub use ctc::{
+    ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss, prevent_gradient, CtcBeamSearchDecoder,
+    CtcGreedyDecoder, CtcLoss,
+};
 pub use depthwise_conv::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter,
     depthwise_conv2d_native_backprop_input, DepthwiseConv2dNative,
 };
+pub use dilation::{dilation2d, dilation2d_backprop_filter, dilation2d_backprop_input, erosion2d};
 pub use dropout::{dropout, dropout_grad, Dropout};
 pub use embedding::{
     embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse, EmbeddingLookup,
@@ -77,6 +91,7 @@ pub use losses::{
     softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
 };
 pub use lrn::{lrn, lrn_grad, Lrn};
+pub use max_pool_argmax::{max_pool_with_argmax, MaxPoolWithArgmax};
 pub use moments::{batch_normalization, moments, Moments};
 pub use normalize::l2_normalize;
 pub use padding::{conv_output_size, Padding};
@@ -213,16 +228,20 @@ pub fn zero_fraction(value: impl Into<weir_graph::Output>) -> Result<weir_graph:
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     activations::register();
+    activations_more::register();
     avg_pool::register();
     bias_add::register();
     candidate_sampling::register();
     conv::register();
+    ctc::register();
     depthwise_conv::register();
+    dilation::register();
     dropout::register();
     fused_batch_norm::register();
     in_top_k::register();
     losses::register();
     lrn::register();
+    max_pool_argmax::register();
     pool::register();
     softmax::register();
     top_k::register();

@@ -7,6 +7,8 @@
 //! the k largest in descending order with ties in index order, however they are computed.
 
 use weir_graph::registry::{register_kernel, register_op};
+
+use crate::libstdcxx::{make_heap, pop_heap, push_heap, sort, sort_heap};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
     OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
@@ -97,192 +99,13 @@ fn top1<T: Elem>(row: &[T]) -> usize {
     row.iter().position(|&v| v == max).unwrap_or(0)
 }
 
-// libstdc++'s heap algorithms on a slice of column indices, comparator `less` (here always a
-// "greater" predicate, so the front is the smallest kept value). Copied step for step: which
-// slot an element ends in is what `sorted=False` and NaN expose.
-
-/// `std::__push_heap`: moves `value` up from `hole` towards `top`.
-fn sift_up(
-    h: &mut [i32],
-    mut hole: usize,
-    top: usize,
-    value: i32,
-    less: &impl Fn(i32, i32) -> bool,
-) {
-    while hole > top {
-        let parent = (hole - 1) / 2;
-        if !less(h[parent], value) {
-            break;
-        }
-        h[hole] = h[parent];
-        hole = parent;
-    }
-    h[hole] = value;
-}
-
-/// `std::__adjust_heap` on `h[..len]`: sinks the hole at `hole` to a leaf, then places `value`.
-fn adjust_heap(
-    h: &mut [i32],
-    mut hole: usize,
-    len: usize,
-    value: i32,
-    less: &impl Fn(i32, i32) -> bool,
-) {
-    let top = hole;
-    let mut child = hole;
-    while child < len.saturating_sub(1) / 2 {
-        child = 2 * (child + 1);
-        if less(h[child], h[child - 1]) {
-            child -= 1;
-        }
-        h[hole] = h[child];
-        hole = child;
-    }
-    if len >= 2 && len % 2 == 0 && child == (len - 2) / 2 {
-        child = 2 * (child + 1);
-        h[hole] = h[child - 1];
-        hole = child - 1;
-    }
-    sift_up(h, hole, top, value, less);
-}
-
-fn make_heap(h: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    let len = h.len();
-    if len < 2 {
-        return;
-    }
-    for parent in (0..=(len - 2) / 2).rev() {
-        adjust_heap(h, parent, len, h[parent], less);
-    }
-}
-
-/// `std::__pop_heap(first, first + len, result)`: the front goes to `result`, whose old value
-/// is re-inserted into `h[..len]`.
-fn pop_heap_into(h: &mut [i32], len: usize, result: usize, less: &impl Fn(i32, i32) -> bool) {
-    let value = h[result];
-    h[result] = h[0];
-    adjust_heap(h, 0, len, value, less);
-}
-
-fn pop_heap(h: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    if h.len() > 1 {
-        pop_heap_into(h, h.len() - 1, h.len() - 1, less);
-    }
-}
-
-fn push_heap(h: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    if let Some(last) = h.len().checked_sub(1) {
-        sift_up(h, last, 0, h[last], less);
-    }
-}
-
-fn sort_heap(h: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    for last in (1..h.len()).rev() {
-        pop_heap_into(h, last, last, less);
-    }
-}
-
-// libstdc++'s `std::sort` (introsort, median-of-three, insertion sort below 17 elements). The
-// "unguarded" loops rely on sentinels a non-strict-weak order (NaN) need not provide, where
-// C++ reads out of bounds; here they stop at the slice's ends instead.
-
-fn std_sort(a: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    let n = a.len();
-    if n < 2 {
-        return;
-    }
-    introsort_loop(a, 2 * n.ilog2(), less);
-    if n > 16 {
-        insertion_sort(&mut a[..16], less);
-        for i in 16..n {
-            linear_insert(a, i, less);
-        }
-    } else {
-        insertion_sort(a, less);
-    }
-}
-
-fn introsort_loop(a: &mut [i32], mut depth: u32, less: &impl Fn(i32, i32) -> bool) {
-    let mut last = a.len();
-    while last > 16 {
-        if depth == 0 {
-            // std::__partial_sort(first, last, last): a heap sort.
-            make_heap(&mut a[..last], less);
-            sort_heap(&mut a[..last], less);
-            return;
-        }
-        depth -= 1;
-        let cut = partition_pivot(&mut a[..last], less);
-        introsort_loop(&mut a[cut..last], depth, less);
-        last = cut;
-    }
-}
-
-fn partition_pivot(a: &mut [i32], less: &impl Fn(i32, i32) -> bool) -> usize {
-    let (n, mid) = (a.len(), a.len() / 2);
-    let (x, y, z) = (a[1], a[mid], a[n - 1]);
-    let median = if less(x, y) {
-        if less(y, z) {
-            mid
-        } else if less(x, z) {
-            n - 1
-        } else {
-            1
-        }
-    } else if less(x, z) {
-        1
-    } else if less(y, z) {
-        n - 1
-    } else {
-        mid
-    };
-    a.swap(0, median);
-    let (mut first, mut last) = (1, n);
-    loop {
-        while first < n && less(a[first], a[0]) {
-            first += 1;
-        }
-        last -= 1;
-        while last > 0 && less(a[0], a[last]) {
-            last -= 1;
-        }
-        if first >= last {
-            return first;
-        }
-        a.swap(first, last);
-        first += 1;
-    }
-}
-
-fn insertion_sort(a: &mut [i32], less: &impl Fn(i32, i32) -> bool) {
-    for i in 1..a.len() {
-        if less(a[i], a[0]) {
-            let v = a[i];
-            a.copy_within(0..i, 1);
-            a[0] = v;
-        } else {
-            linear_insert(a, i, less);
-        }
-    }
-}
-
-/// `std::__unguarded_linear_insert`: moves `a[i]` left past every element it goes before.
-fn linear_insert(a: &mut [i32], mut i: usize, less: &impl Fn(i32, i32) -> bool) {
-    let v = a[i];
-    while i > 0 && less(v, a[i - 1]) {
-        a[i] = a[i - 1];
-        i -= 1;
-    }
-    a[i] = v;
-}
-
 /// `k == cols`: TensorFlow sorts all indices by value (`std::sort`, not stable), then puts each
 /// run of equal values back in index order. NaN equals nothing, so it never joins a run.
 fn sort_all<T: Elem>(row: &[T], out: &mut [i32]) {
     for (i, o) in out.iter_mut().enumerate() {
         *o = i as i32;
     }
-    std_sort(out, &|a, b| row[b as usize] < row[a as usize]);
+    sort(out, &|a, b| row[b as usize] < row[a as usize]);
     let mut start = 0;
     while start < out.len() {
         let v = row[out[start] as usize];

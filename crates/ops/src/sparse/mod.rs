@@ -49,6 +49,7 @@ mod cross_checks;
 mod cross_kernel;
 mod cwise;
 mod dense_matmul;
+mod edit_distance;
 mod fill_empty_rows;
 mod indicator;
 mod minmax;
@@ -73,6 +74,7 @@ pub use cross::{
 };
 pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
 pub use dense_matmul::sparse_tensor_dense_matmul;
+pub use edit_distance::edit_distance;
 pub use fill_empty_rows::sparse_fill_empty_rows;
 pub use indicator::sparse_to_indicator;
 pub use minmax::{sparse_maximum, sparse_minimum};
@@ -104,6 +106,7 @@ pub(crate) fn register_all_ops() {
     cross::register();
     cwise::register();
     dense_matmul::register();
+    edit_distance::register();
     fill_empty_rows::register();
     minmax::register();
     reduce::register();

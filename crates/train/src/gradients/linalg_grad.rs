@@ -2,7 +2,9 @@
 //! `array_grad.py`): diagonals and bands, `MatrixInverse`, `MatrixDeterminant`, `Cholesky`,
 //! `MatrixTriangularSolve`, and (in `einsum`) `Einsum`.
 
+mod decompositions;
 mod einsum;
+mod solve;
 
 use weir_graph::{AttrValue, Error, Graph, Output, Result, Tensor};
 
@@ -248,4 +250,6 @@ pub(super) fn register() {
     register_gradient("Cholesky", cholesky_grad);
     register_gradient("MatrixTriangularSolve", triangular_solve_grad);
     register_gradient("Einsum", einsum::einsum_grad);
+    decompositions::register();
+    solve::register();
 }

@@ -7,10 +7,15 @@
 //! gradient is an error naming it and its op type.
 
 mod array_grad;
+mod array_more_grad;
 pub mod check;
 mod control_flow_grad;
+mod ctc_grad;
+mod image_more_grad;
 mod linalg_grad;
+mod math_binary_grad;
 mod math_grad;
+mod math_special_grad;
 mod nn_grad;
 mod registry;
 mod scatter_grad;
@@ -61,13 +66,18 @@ fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         math_grad::register();
+        math_binary_grad::register();
+        math_special_grad::register();
         array_grad::register();
+        array_more_grad::register();
         nn_grad::register();
         control_flow_grad::register();
         tensor_array_grad::register();
         linalg_grad::register();
         scatter_grad::register();
         sparse_grad::register();
+        ctc_grad::register();
+        image_more_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

@@ -21,12 +21,14 @@
 //! ```
 
 mod basic;
+mod bidirectional;
 mod cell;
 mod dynamic;
 mod lstm;
 mod multi;
 
 pub use basic::{Activation, BasicRnnCell, GruCell};
+pub use bidirectional::{bidirectional_dynamic_rnn, BidirectionalDynamicRnn, BidirectionalOutputs};
 pub use cell::{BatchSize, RnnCell};
 pub use dynamic::{dynamic_rnn, static_rnn, DynamicRnn};
 pub use lstm::{BasicLstmCell, LstmCell};

@@ -358,7 +358,8 @@ fn default_global_step(g: &Graph) -> Result<Option<Output>> {
 /// let g = Graph::new();
 /// let step = get_or_create_global_step(&g)?;
 /// let train = step.assign_add(constant(&g, Tensor::scalar(1i64))?)?;
-/// let sv = Supervisor::builder(&g).logdir(&dir).build()?;
+/// // No checkpoint service: its first save races with the one below (as in TensorFlow).
+/// let sv = Supervisor::builder(&g).logdir(&dir).save_model_secs(0.0).build()?;
 /// sv.managed_session(|sess| {
 ///     for _ in 0..10 {
 ///         if sv.should_stop() {

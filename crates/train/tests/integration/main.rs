@@ -1,15 +1,21 @@
 //! weir-train's integration tests, one module per concern, linked into one binary
 //! (a binary per file linked the whole runtime each time).
 
+mod array_more_grad;
 mod checkpoint_utils;
+mod ctc_grad;
 mod feature_column;
 mod feature_column_more;
 mod gradients;
 mod gradients_debug;
+mod image_ops_more_grad;
 mod input_pipeline;
 mod layers;
 mod learning_rate_decay;
+mod linalg_more_grad;
 mod losses;
+mod math_binary_grad;
+mod math_special_grad;
 mod meta_graph;
 mod metrics;
 mod minimize;
@@ -24,6 +30,7 @@ mod optimizers_learning_rate;
 mod optimizers_more;
 mod optimizers_sparse;
 mod queue_runner;
+mod rnn_bidirectional;
 mod sampled_grad;
 mod saved_model;
 mod saver;
