@@ -39,6 +39,7 @@ pub mod nn;
 pub mod parsing;
 pub mod random;
 pub mod script;
+pub mod sets;
 pub mod sparse;
 pub mod state;
 pub mod string;
@@ -75,6 +76,7 @@ pub fn register_all_ops() {
         linalg::register_all_ops();
         random::register_all_ops();
         script::register_all_ops();
+        sets::register_all_ops();
         sparse::register_all_ops();
         string::register_all_ops();
         tensor_array::register_all_ops();

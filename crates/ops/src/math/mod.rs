@@ -28,6 +28,7 @@ pub(crate) mod sparse_segment;
 mod special;
 mod unary;
 mod unary_more;
+pub(crate) mod unsorted_segment;
 
 pub use argmax::{arg_max, arg_max_typed, arg_min, arg_min_typed};
 pub use bcast::broadcast_shapes;
@@ -74,6 +75,7 @@ pub use unary::{
     rsqrt, sigmoid, sign, sin, sqrt, square, tanh,
 };
 pub use unary_more::{acos, acosh, asin, asinh, atan, atanh, cosh, expm1, inv, rint, sinh, tan};
+pub use unsorted_segment::{unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod};
 
 /// Method-call forms of the math builders, for `x.matmul(&w)?`-style code.
 pub trait MathExt {
@@ -123,4 +125,5 @@ pub(crate) fn register_all_ops() {
     special::register();
     unary::register();
     unary_more::register();
+    unsorted_segment::register();
 }

@@ -9,9 +9,11 @@ use weir_graph::{
 };
 
 use super::binary::Arith;
+use super::unsorted_segment::{row_of, segment_ids, shape_fn, validate};
 
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`: `out[s] = sum of data[i]`
-/// over `i` with `segment_ids[i] == s`; ids out of range are InvalidArgument.
+/// over `i` with `segment_ids[i] == s`; negative ids are dropped, ids past the segments are
+/// InvalidArgument.
 pub fn unsorted_segment_sum(
     data: impl Into<Output>,
     segment_ids: impl Into<Output>,
@@ -26,37 +28,30 @@ pub fn unsorted_segment_sum(
         .output(0)
 }
 
-fn ids(t: &Tensor) -> Result<Vec<i64>> {
-    match t.dtype() {
-        DType::I64 => t.to_vec::<i64>(),
-        _ => Ok(t.as_slice::<i32>()?.iter().map(|&v| v as i64).collect()),
-    }
-}
-
-fn unsorted_sum<T: Arith>(data: &Tensor, seg: &[i64], n: usize) -> Result<Tensor> {
+/// TensorFlow's `UnsortedSegmentSum` kernel: ids of any shape that starts `data`'s, negative
+/// ids dropped, one past the segments InvalidArgument (the checks the other unsorted
+/// reductions make, shared with them).
+fn unsorted_sum<T: Arith>(data: &Tensor, ids: &Tensor, num: &Tensor) -> Result<Tensor> {
+    let (n, out_shape) = validate(data, ids, num)?;
+    let seg = segment_ids(ids)?;
     let d = data.as_slice::<T>()?;
-    let shape = data.shape();
-    let rows_in = seg.len();
-    if shape.first().copied().unwrap_or(1) != rows_in && !(shape.is_empty() && rows_in == 1) {
-        return Err(Error::invalid_argument(format!(
-            "segment_ids must match the first dimension of data: {} vs {}",
-            rows_in,
-            weir_graph::format_dims(shape)
-        )));
-    }
-    let inner: usize = shape.iter().skip(1).product();
-    let mut out = vec![T::default(); n * inner];
-    for (r, &s) in seg.iter().enumerate() {
-        let s = usize::try_from(s).ok().filter(|&s| s < n).ok_or_else(|| {
-            Error::invalid_argument(format!("segment_ids[{r}] = {s} is out of range [0, {n})"))
-        })?;
-        let dst = &mut out[s * inner..(s + 1) * inner];
-        for (o, &v) in dst.iter_mut().zip(&d[r * inner..(r + 1) * inner]) {
+    let inner: usize = out_shape[1..].iter().product();
+    let total = n.checked_mul(inner).ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "Shape {} would have more than 2**63 - 1 elements",
+            weir_graph::format_dims(&out_shape)
+        ))
+    })?;
+    let mut out = vec![T::default(); total];
+    for (k, &id) in seg.iter().enumerate() {
+        let Some(r) = row_of(k, id, n, ids.shape())? else {
+            continue;
+        };
+        let dst = &mut out[r * inner..(r + 1) * inner];
+        for (o, &v) in dst.iter_mut().zip(&d[k * inner..(k + 1) * inner]) {
             *o = T::add(*o, v);
         }
     }
-    let mut out_shape = vec![n];
-    out_shape.extend_from_slice(&shape[1.min(shape.len())..]);
     Tensor::from_vec(&out_shape, out)
 }
 
@@ -64,37 +59,12 @@ struct SegmentSumKernel;
 
 impl Kernel for SegmentSumKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let seg = ids(ctx.input(1))?;
-        let n = ids(ctx.input(2))?
-            .first()
-            .copied()
-            .filter(|&n| n >= 0)
-            .ok_or_else(|| Error::invalid_argument("num_segments must be a non-negative scalar"))?
-            as usize;
-        let data = ctx.input(0);
-        let out = weir_graph::match_real_dtype!(data.dtype(), T => unsorted_sum::<T>(data, &seg, n)?,
+        let (data, ids, num) = (ctx.input(0), ctx.input(1), ctx.input(2));
+        let out = weir_graph::match_real_dtype!(data.dtype(), T => unsorted_sum::<T>(data, ids, num)?,
             _ => return Err(Error::invalid_argument(format!("Cannot sum {} segments", data.dtype()))));
         ctx.set_output(0, out);
         Ok(())
     }
-}
-
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    let n = ctx
-        .input_const(2)
-        .and_then(|t| ids(t).ok())
-        .and_then(|v| v.first().copied())
-        .map(|v| v as usize);
-    let data = ctx.input_shape(0).clone();
-    let ids_rank = ctx.input_shape(1).rank().unwrap_or(1);
-    let out = match data.dims() {
-        Some(d) if d.len() >= ids_rank => {
-            Shape::new(vec![n]).concatenate(&Shape::new(d[ids_rank..].to_vec()))
-        }
-        _ => Shape::unknown(),
-    };
-    ctx.set_output(0, out);
-    Ok(())
 }
 
 /// The reduction of a sorted segment op.
@@ -249,7 +219,7 @@ impl Kernel for SortedKernel {
                 "segment_ids should be the same size as dimension 0 of input.",
             ));
         }
-        let seg = ids(it)?;
+        let seg = segment_ids(it)?;
         let dt = data.dtype();
         let out = weir_graph::match_real_dtype!(dt, T => sorted_reduce::<T>(self.0, data, &seg)?,
             _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} segments"))));
@@ -269,10 +239,13 @@ fn make_sorted(node: &weir_graph::Node) -> Result<Box<dyn Kernel>> {
 
 fn sorted_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     // The row count is known only when the ids are constants: their last value plus one.
-    let rows = ctx.input_const(1).and_then(|t| ids(t).ok()).and_then(|v| {
-        v.last()
-            .map_or(Some(0), |&l| usize::try_from(l.wrapping_add(1)).ok())
-    });
+    let rows = ctx
+        .input_const(1)
+        .and_then(|t| segment_ids(t).ok())
+        .and_then(|v| {
+            v.last()
+                .map_or(Some(0), |&l| usize::try_from(l.wrapping_add(1)).ok())
+        });
     let out = match ctx.input_shape(0).dims() {
         Some(d) if !d.is_empty() => {
             Shape::new(vec![rows]).concatenate(&Shape::new(d[1..].to_vec()))

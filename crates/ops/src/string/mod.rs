@@ -33,6 +33,7 @@ mod re2;
 mod reduce_join;
 mod regex_match;
 mod regex_replace;
+mod segment_join;
 mod strip_case;
 mod substr;
 mod unicode;
@@ -45,6 +46,7 @@ pub use join_split::{string_join, string_split, strings_split, StringSplit};
 pub use reduce_join::{reduce_join, reduce_join_tensor};
 pub use regex_match::{regex_full_match, regex_full_match_tensor};
 pub use regex_replace::{regex_replace, regex_replace_tensor};
+pub use segment_join::unsorted_segment_join;
 pub use strip_case::{lower, strip, upper};
 pub use substr::{string_length, substr, Substr};
 pub use unicode::{
@@ -64,6 +66,7 @@ pub(crate) fn register_all_ops() {
     reduce_join::register();
     regex_match::register();
     regex_replace::register();
+    segment_join::register();
     strip_case::register();
     substr::register();
     unicode::register();

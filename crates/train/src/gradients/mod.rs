@@ -19,6 +19,7 @@ mod math_special_grad;
 mod nn_grad;
 mod registry;
 mod scatter_grad;
+mod segment_more_grad;
 mod sparse_grad;
 mod tensor_array_grad;
 mod util;
@@ -75,6 +76,7 @@ fn register_all() {
         tensor_array_grad::register();
         linalg_grad::register();
         scatter_grad::register();
+        segment_more_grad::register();
         sparse_grad::register();
         ctc_grad::register();
         image_more_grad::register();
@@ -141,6 +143,11 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "DrawBoundingBoxes",
     "SampleDistortedBoundingBox",
     "SampleDistortedBoundingBoxV2",
+    // tf.sets (sets_impl.py marks all four).
+    "SetSize",
+    "DenseToDenseSetOperation",
+    "DenseToSparseSetOperation",
+    "SparseToSparseSetOperation",
 ];
 
 /// Whether gradients flow into tensors of `dtype`: floats, and variable handles (the TF1 ref

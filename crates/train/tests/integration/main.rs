@@ -34,6 +34,7 @@ mod rnn_bidirectional;
 mod sampled_grad;
 mod saved_model;
 mod saver;
+mod segment_more_grad;
 mod sparse_grad;
 mod summary_file;
 mod supervisor;
