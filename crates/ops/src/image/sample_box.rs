@@ -490,9 +490,16 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-/// TensorFlow's shape function: `image_size` a 3-vector, boxes `[batch, N, 4]`, a scalar
-/// coverage; outputs `[3]`, `[3]` and `[1, 1, 4]`.
+/// TensorFlow's shape function of V2: V1's checks ([`shape_v1`]) and a scalar coverage.
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    shape_v1(ctx)?;
+    ctx.with_rank(2, 0)?;
+    Ok(())
+}
+
+/// TensorFlow's shape function of V1: `image_size` a 3-vector, boxes `[batch, N, 4]`; outputs
+/// `[3]`, `[3]` and `[1, 1, 4]`.
+pub(super) fn shape_v1(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let size = ctx.with_rank(0, 1)?;
     if let Some(n) = size.dim(0).filter(|&n| n != 3) {
         return Err(Error::invalid_argument(format!(
@@ -507,7 +514,6 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
             ctx.op_type
         )));
     }
-    ctx.with_rank(2, 0)?;
     ctx.set_output(0, Shape::known(&[3]));
     ctx.set_output(1, Shape::known(&[3]));
     ctx.set_output(2, Shape::known(&[1, 1, 4]));

@@ -5,8 +5,7 @@
 
 use weir_graph::registry::{kernel_factory, register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Result, Shape, Tensor,
+    ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef, Result, Tensor,
 };
 
 struct V1Kernel {
@@ -56,29 +55,6 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-/// TensorFlow's shape function: `image_size` a 3-vector, boxes `[batch, N, 4]`; outputs `[3]`,
-/// `[3]` and `[1, 1, 4]`.
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    let size = ctx.with_rank(0, 1)?;
-    if let Some(n) = size.dim(0).filter(|&n| n != 3) {
-        return Err(Error::invalid_argument(format!(
-            "Dimension must be 3 but is {n} for '{}'",
-            ctx.op_type
-        )));
-    }
-    let boxes = ctx.with_rank(1, 3)?;
-    if let Some(n) = boxes.dim(2).filter(|&n| n != 4) {
-        return Err(Error::invalid_argument(format!(
-            "Dimension must be 4 but is {n} for '{}'",
-            ctx.op_type
-        )));
-    }
-    ctx.set_output(0, Shape::known(&[3]));
-    ctx.set_output(1, Shape::known(&[3]));
-    ctx.set_output(2, Shape::known(&[1, 1, 4]));
-    Ok(())
-}
-
 pub(super) fn register() {
     register_op(crate::random::with_seed_attrs(
         OpDef::new("SampleDistortedBoundingBox")
@@ -112,7 +88,7 @@ pub(super) fn register() {
                 AttrKind::Bool,
                 Some(AttrValue::Bool(false)),
             )
-            .shape_fn(shape_fn),
+            .shape_fn(super::sample_box::shape_v1),
     ));
     register_kernel("SampleDistortedBoundingBox", make);
 }
