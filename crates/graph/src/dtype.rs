@@ -23,6 +23,19 @@ pub enum DType {
     U8,
     /// `tf.uint16`.
     U16,
+    /// `tf.uint32`.
+    U32,
+    /// `tf.uint64`.
+    U64,
+    /// `tf.float16` (`half`): IEEE binary16; arithmetic rounds to it after each operation, as
+    /// TensorFlow's `Eigen::half` does.
+    F16,
+    /// `tf.bfloat16`: float32's exponent with a 7-bit mantissa.
+    BF16,
+    /// `tf.complex64`: a pair of float32 (real, imaginary).
+    C64,
+    /// `tf.complex128`: a pair of float64 (real, imaginary).
+    C128,
     /// `tf.bool`.
     Bool,
     /// `tf.string`: arbitrary bytes per element.
@@ -44,17 +57,21 @@ impl DType {
         DType::I64,
         DType::U8,
         DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::F16,
+        DType::BF16,
+        DType::C64,
+        DType::C128,
         DType::Bool,
         DType::String,
         DType::Resource,
     ];
     /// Every dtype a tensor of data can have (all but `Resource`).
     pub const ALL_DATA: &'static [DType] = DType::ALL.split_at(DType::ALL.len() - 1).0;
-    /// The number types and `Bool` (all but `String` and `Resource`): TensorFlow's
-    /// `realnumbertypes` plus bool, as far as weir has them.
-    pub const NUMBER_AND_BOOL: &'static [DType] = DType::ALL.split_at(DType::ALL.len() - 2).0;
-    /// The real number types (TensorFlow's `realnumbertypes`).
-    pub const REAL_NUMBER: &'static [DType] = &[
+    /// The real number types kernels compute in, and `Bool`: TensorFlow's `realnumbertypes`
+    /// plus bool, less the half types, which only the ops that list [`DType::HALF`] take.
+    pub const NUMBER_AND_BOOL: &'static [DType] = &[
         DType::F32,
         DType::F64,
         DType::I8,
@@ -63,9 +80,18 @@ impl DType {
         DType::I64,
         DType::U8,
         DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::Bool,
     ];
-    /// The floating-point types.
+    /// The real number types (TensorFlow's `realnumbertypes`), less the half types.
+    pub const REAL_NUMBER: &'static [DType] = DType::NUMBER_AND_BOOL.split_at(10).0;
+    /// `float32` and `float64`: the floating-point types every float kernel takes.
     pub const FLOAT: &'static [DType] = &[DType::F32, DType::F64];
+    /// The 16-bit floating-point types, `float16` and `bfloat16`.
+    pub const HALF: &'static [DType] = &[DType::F16, DType::BF16];
+    /// The complex types (TensorFlow's `complextypes`).
+    pub const COMPLEX: &'static [DType] = &[DType::C64, DType::C128];
     /// The integer types.
     pub const INTEGER: &'static [DType] = &[
         DType::I8,
@@ -74,6 +100,8 @@ impl DType {
         DType::I64,
         DType::U8,
         DType::U16,
+        DType::U32,
+        DType::U64,
     ];
 
     /// TensorFlow's name of the dtype (`float`, `int32`, `string`, ...), as its messages print it.
@@ -87,6 +115,12 @@ impl DType {
             DType::I64 => "int64",
             DType::U8 => "uint8",
             DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::F16 => "half",
+            DType::BF16 => "bfloat16",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
             DType::Bool => "bool",
             DType::String => "string",
             DType::Resource => "resource",
@@ -106,6 +140,12 @@ impl DType {
             DType::I64 => 9,
             DType::Bool => 10,
             DType::U16 => 17,
+            DType::U32 => 22,
+            DType::U64 => 23,
+            DType::F16 => 19,
+            DType::BF16 => 14,
+            DType::C64 => 8,
+            DType::C128 => 18,
             DType::Resource => 20,
         }
     }
@@ -128,6 +168,12 @@ impl DType {
             DType::I64 => "DT_INT64",
             DType::Bool => "DT_BOOL",
             DType::U16 => "DT_UINT16",
+            DType::U32 => "DT_UINT32",
+            DType::U64 => "DT_UINT64",
+            DType::F16 => "DT_HALF",
+            DType::BF16 => "DT_BFLOAT16",
+            DType::C64 => "DT_COMPLEX64",
+            DType::C128 => "DT_COMPLEX128",
             DType::Resource => "DT_RESOURCE",
         }
     }
@@ -138,6 +184,7 @@ impl DType {
         match self {
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::F16 => "float16",
             other => other.name(),
         }
     }
@@ -153,6 +200,12 @@ impl DType {
             "int64" => DType::I64,
             "uint8" => DType::U8,
             "uint16" => DType::U16,
+            "uint32" => DType::U32,
+            "uint64" => DType::U64,
+            "half" | "float16" => DType::F16,
+            "bfloat16" => DType::BF16,
+            "complex64" => DType::C64,
+            "complex128" => DType::C128,
             "bool" => DType::Bool,
             "string" => DType::String,
             "resource" => DType::Resource,
@@ -167,17 +220,23 @@ impl DType {
     /// Size in bytes of one element for fixed-size types; `None` for strings and resources.
     pub fn size_of(self) -> Option<usize> {
         Some(match self {
-            DType::F32 | DType::I32 => 4,
-            DType::F64 | DType::I64 => 8,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
             DType::I8 | DType::U8 | DType::Bool => 1,
-            DType::I16 | DType::U16 => 2,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::C128 => 16,
             DType::String | DType::Resource => return None,
         })
     }
 
-    /// Whether the dtype is `F32` or `F64`.
+    /// Whether the dtype is a floating-point type (`F32`, `F64`, `F16`, `BF16`).
     pub fn is_floating(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        DType::FLOAT.contains(&self) || DType::HALF.contains(&self)
+    }
+
+    /// Whether the dtype is `C64` or `C128`.
+    pub fn is_complex(self) -> bool {
+        DType::COMPLEX.contains(&self)
     }
 
     /// Whether the dtype is a signed or unsigned integer.
@@ -185,9 +244,10 @@ impl DType {
         DType::INTEGER.contains(&self)
     }
 
-    /// Whether the dtype is a number (integer or floating).
+    /// Whether the dtype is a real number (integer or floating, half types included; not
+    /// complex).
     pub fn is_numeric(self) -> bool {
-        DType::REAL_NUMBER.contains(&self)
+        DType::REAL_NUMBER.contains(&self) || DType::HALF.contains(&self)
     }
 }
 
@@ -214,9 +274,13 @@ mod tests {
         for &d in DType::ALL {
             assert_eq!(DType::from_proto_number(d.proto_number()), Some(d));
         }
-        // DT_HALF and DT_COMPLEX64 are TensorFlow's, not weir's.
         assert_eq!(
             (DType::from_proto_number(19), DType::from_proto_number(8)),
+            (Some(DType::F16), Some(DType::C64))
+        );
+        // DT_QINT8 and DT_VARIANT are TensorFlow's, not weir's.
+        assert_eq!(
+            (DType::from_proto_number(11), DType::from_proto_number(21)),
             (None, None)
         );
     }

@@ -32,10 +32,12 @@ pub use graph::{
     graph_keys, CollectionItem, ControlDependencies, ControlFlowContext, ControlFlowGuard, Graph,
     InitScope, NameScope, OpBuilder, DEFAULT_GRAPH_SEED,
 };
+pub use half::{bf16, f16};
 pub use kernel::{ControlFlowRole, Kernel, OpContext, OutputScale};
 pub use node::{Node, Operation, Output};
+pub use num_complex::Complex;
 pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, ShapeFn};
 pub use overload::{scalar_of, ScalarOperand};
 pub use resource::{AsAny, QueueResource, Resource, ResourceHandle, ResourceManager};
 pub use shape::{format_dims, format_dims_python, Dim, Shape};
-pub use tensor::{SparseTensor, Tensor, TensorType};
+pub use tensor::{HalfFloat, LeBytes, SparseTensor, Tensor, TensorType};

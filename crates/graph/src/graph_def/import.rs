@@ -8,7 +8,10 @@ use bytes::Bytes;
 use super::proto::attr_value_proto::Value;
 use super::proto::{AttrValueProto, GraphDef, NodeDef, TensorProto, TensorShapeProto};
 use crate::op_def::{ArgType, AttrKind, OpDef};
-use crate::{registry, AttrValue, DType, Error, Graph, Operation, Output, Result, Shape, Tensor};
+use crate::{
+    bf16, f16, registry, AttrValue, Complex, DType, Error, Graph, LeBytes, Operation, Output,
+    Result, Shape, Tensor,
+};
 
 /// The options of `tf.import_graph_def(graph_def, input_map, name)`: where the imported nodes'
 /// names go and which of their inputs come from tensors already in the graph.
@@ -98,11 +101,21 @@ fn from_le<T>(
     Ok(bytes.chunks_exact(size).map(read).collect())
 }
 
-/// Reads `N` bytes as an array; `chunks_exact(N)` guarantees the length.
-fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut a = [0u8; N];
-    a.copy_from_slice(b);
-    a
+/// Interleaved (real, imaginary) pairs as `count` complex values; fewer pairs repeat the last,
+/// as for every typed field.
+fn complex_vals<F: Copy + Default>(parts: &[F], count: usize) -> Result<Vec<Complex<F>>> {
+    if parts.len() % 2 != 0 {
+        return Err(Error::invalid_argument(format!(
+            "TensorProto has {} complex parts, not (real, imaginary) pairs",
+            parts.len()
+        )));
+    }
+    let pairs = parts.chunks_exact(2).map(|c| Complex::new(c[0], c[1]));
+    fill(
+        pairs.collect(),
+        count,
+        Complex::new(F::default(), F::default()),
+    )
 }
 
 /// The largest constant read, in bytes: protobuf's limit on a whole message.
@@ -136,7 +149,7 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
             let v: Vec<$t> = if raw.is_empty() {
                 $typed
             } else {
-                from_le(raw, n, $size, |b| <$t>::from_le_bytes(arr(b)))?
+                from_le(raw, n, $size, <$t as LeBytes>::get)?
             };
             Tensor::from_vec(&shape, v)
         }};
@@ -150,6 +163,20 @@ pub fn tensor_from_proto(p: &TensorProto) -> Result<Tensor> {
         DType::U16 => numeric!(u16, 2, ints(p)?.into_iter().map(|v| v as u16).collect()),
         DType::I8 => numeric!(i8, 1, ints(p)?.into_iter().map(|v| v as i8).collect()),
         DType::U8 => numeric!(u8, 1, ints(p)?.into_iter().map(|v| v as u8).collect()),
+        DType::U32 => numeric!(u32, 4, fill(p.uint32_val.clone(), n, 0)?),
+        DType::U64 => numeric!(u64, 8, fill(p.uint64_val.clone(), n, 0)?),
+        DType::F16 => numeric!(f16, 2, {
+            let bits = fill(p.half_val.clone(), n, 0)?;
+            bits.into_iter().map(|b| f16::from_bits(b as u16)).collect()
+        }),
+        DType::BF16 => numeric!(bf16, 2, {
+            let bits = fill(p.half_val.clone(), n, 0)?;
+            bits.into_iter()
+                .map(|b| bf16::from_bits(b as u16))
+                .collect()
+        }),
+        DType::C64 => numeric!(Complex<f32>, 8, complex_vals(&p.scomplex_val, n)?),
+        DType::C128 => numeric!(Complex<f64>, 16, complex_vals(&p.dcomplex_val, n)?),
         DType::Bool => {
             let v = if raw.is_empty() {
                 fill(p.bool_val.clone(), n, false)?

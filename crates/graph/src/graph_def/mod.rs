@@ -17,7 +17,9 @@ use bytes::Bytes;
 /// prost's `Message`, whose `encode_to_vec` and `decode` read and write these messages.
 pub use prost::Message;
 
-use crate::{AttrValue, DType, Error, Graph, Node, Result, Shape, Tensor};
+use crate::{
+    bf16, f16, AttrValue, Complex, DType, Error, Graph, LeBytes, Node, Result, Shape, Tensor,
+};
 use proto::attr_value_proto::Value;
 use proto::{
     tensor_shape_proto, AttrValueProto, GraphDef, ListValue, NodeDef, TensorProto,
@@ -52,10 +54,10 @@ pub fn shape_proto(shape: &Shape) -> TensorShapeProto {
 }
 
 /// Little-endian bytes of every element.
-fn raw_bytes<T: Copy>(values: &[T], to_le: impl Fn(T) -> Vec<u8>) -> Bytes {
-    let mut out = Vec::with_capacity(std::mem::size_of_val(values));
+fn raw_bytes<T: LeBytes>(values: &[T]) -> Bytes {
+    let mut out = Vec::with_capacity(values.len() * T::SIZE);
     for &v in values {
-        out.extend_from_slice(&to_le(v));
+        v.put(&mut out);
     }
     Bytes::from(out)
 }
@@ -68,46 +70,42 @@ pub fn tensor_proto(t: &Tensor) -> Result<TensorProto> {
         tensor_shape: Some(shape_proto(&Shape::known(t.shape()))),
         ..TensorProto::default()
     };
-    let scalar = t.rank() == 0;
+    if t.rank() != 0 && t.dtype() != DType::String {
+        // Python's make_tensor_proto lays out anything larger than a scalar as raw bytes.
+        p.tensor_content = crate::match_le_dtype!(t.dtype(), T => raw_bytes(t.as_slice::<T>()?),
+            _ => return Err(no_proto(t.dtype())));
+        return Ok(p);
+    }
     match t.dtype() {
-        DType::F32 if scalar => p.float_val = t.to_vec()?,
-        DType::F32 => {
-            p.tensor_content = raw_bytes(t.as_slice::<f32>()?, |v| v.to_le_bytes().into())
+        DType::F32 => p.float_val = t.to_vec()?,
+        DType::F64 => p.double_val = t.to_vec()?,
+        DType::I32 => p.int_val = t.to_vec()?,
+        DType::I64 => p.int64_val = t.to_vec()?,
+        DType::I16 => p.int_val = vec![t.to_scalar::<i16>()?.into()],
+        DType::U16 => p.int_val = vec![t.to_scalar::<u16>()?.into()],
+        DType::I8 => p.int_val = vec![t.to_scalar::<i8>()?.into()],
+        DType::U8 => p.int_val = vec![t.to_scalar::<u8>()?.into()],
+        DType::U32 => p.uint32_val = t.to_vec()?,
+        DType::U64 => p.uint64_val = t.to_vec()?,
+        DType::F16 => p.half_val = vec![t.to_scalar::<f16>()?.to_bits().into()],
+        DType::BF16 => p.half_val = vec![t.to_scalar::<bf16>()?.to_bits().into()],
+        DType::C64 => {
+            let c = t.to_scalar::<Complex<f32>>()?;
+            p.scomplex_val = vec![c.re, c.im];
         }
-        DType::F64 if scalar => p.double_val = t.to_vec()?,
-        DType::F64 => {
-            p.tensor_content = raw_bytes(t.as_slice::<f64>()?, |v| v.to_le_bytes().into())
+        DType::C128 => {
+            let c = t.to_scalar::<Complex<f64>>()?;
+            p.dcomplex_val = vec![c.re, c.im];
         }
-        DType::I32 if scalar => p.int_val = t.to_vec()?,
-        DType::I32 => {
-            p.tensor_content = raw_bytes(t.as_slice::<i32>()?, |v| v.to_le_bytes().into())
-        }
-        DType::I64 if scalar => p.int64_val = t.to_vec()?,
-        DType::I64 => {
-            p.tensor_content = raw_bytes(t.as_slice::<i64>()?, |v| v.to_le_bytes().into())
-        }
-        DType::I16 if scalar => p.int_val = vec![t.to_scalar::<i16>()?.into()],
-        DType::I16 => {
-            p.tensor_content = raw_bytes(t.as_slice::<i16>()?, |v| v.to_le_bytes().into())
-        }
-        DType::U16 if scalar => p.int_val = vec![t.to_scalar::<u16>()?.into()],
-        DType::U16 => {
-            p.tensor_content = raw_bytes(t.as_slice::<u16>()?, |v| v.to_le_bytes().into())
-        }
-        DType::I8 if scalar => p.int_val = vec![t.to_scalar::<i8>()?.into()],
-        DType::I8 => p.tensor_content = raw_bytes(t.as_slice::<i8>()?, |v| v.to_le_bytes().into()),
-        DType::U8 if scalar => p.int_val = vec![t.to_scalar::<u8>()?.into()],
-        DType::U8 => p.tensor_content = Bytes::copy_from_slice(t.as_slice::<u8>()?),
-        DType::Bool if scalar => p.bool_val = t.to_vec()?,
-        DType::Bool => p.tensor_content = raw_bytes(t.as_slice::<bool>()?, |v| vec![u8::from(v)]),
+        DType::Bool => p.bool_val = t.to_vec()?,
         DType::String => p.string_val = t.as_slice::<Bytes>()?.to_vec(),
-        DType::Resource => {
-            return Err(Error::unimplemented(
-                "A resource tensor has no TensorProto form in weir",
-            ))
-        }
+        DType::Resource => return Err(no_proto(DType::Resource)),
     }
     Ok(p)
+}
+
+fn no_proto(dtype: DType) -> Error {
+    Error::unimplemented(format!("A {dtype} tensor has no TensorProto form in weir"))
 }
 
 /// `t` as a `TensorProto` laid out as TensorFlow's `Tensor::AsProtoTensorContent` lays it out,

@@ -254,4 +254,19 @@ pub struct TensorProto {
     /// `bool` values.
     #[prost(bool, repeated, tag = "11")]
     pub bool_val: Vec<bool>,
+    /// `complex64` values, real and imaginary parts interleaved.
+    #[prost(float, repeated, tag = "9")]
+    pub scomplex_val: Vec<f32>,
+    /// `complex128` values, real and imaginary parts interleaved.
+    #[prost(double, repeated, tag = "12")]
+    pub dcomplex_val: Vec<f64>,
+    /// `half` and `bfloat16` values: each one's 16 bits.
+    #[prost(int32, repeated, tag = "13")]
+    pub half_val: Vec<i32>,
+    /// `uint32` values.
+    #[prost(uint32, repeated, tag = "16")]
+    pub uint32_val: Vec<u32>,
+    /// `uint64` values.
+    #[prost(uint64, repeated, tag = "17")]
+    pub uint64_val: Vec<u64>,
 }

@@ -221,6 +221,21 @@ fn tensor(p: &mut Printer, t: &TensorProto) {
     for v in &t.bool_val {
         p.field("bool_val", v);
     }
+    for v in &t.scomplex_val {
+        p.field("scomplex_val", float(*v));
+    }
+    for v in &t.dcomplex_val {
+        p.field("dcomplex_val", float(*v));
+    }
+    for v in &t.half_val {
+        p.field("half_val", v);
+    }
+    for v in &t.uint32_val {
+        p.field("uint32_val", v);
+    }
+    for v in &t.uint64_val {
+        p.field("uint64_val", v);
+    }
     p.close();
 }
 

@@ -322,6 +322,22 @@ fn int(f: &Field, name: &str) -> Result<i64> {
     parsed.ok_or_else(|| err(at, format!("field '{name}': '{s}' is not an integer")))
 }
 
+/// A `uint64` field: its values above `i64::MAX` do not fit [`int`].
+fn uint64(f: &Field, name: &str) -> Result<u64> {
+    let (t, at) = scalar(f, name)?;
+    let Tok::Num(s) = &t else {
+        return Err(err(
+            at,
+            format!("field '{name}' expects an integer, found {t:?}"),
+        ));
+    };
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    };
+    parsed.ok_or_else(|| err(at, format!("field '{name}': '{s}' is not a uint64")))
+}
+
 fn float(f: &Field, name: &str) -> Result<f64> {
     let (t, at) = scalar(f, name)?;
     let s = match &t {
@@ -441,6 +457,11 @@ fn tensor(fields: &[(String, Field)]) -> Result<TensorProto> {
             "string_val" => t.string_val.push(string(v, k)?),
             "int64_val" => t.int64_val.push(int(v, k)?),
             "bool_val" => t.bool_val.push(boolean(v, k)?),
+            "scomplex_val" => t.scomplex_val.push(float(v, k)? as f32),
+            "dcomplex_val" => t.dcomplex_val.push(float(v, k)?),
+            "half_val" => t.half_val.push(int(v, k)? as i32),
+            "uint32_val" => t.uint32_val.push(int(v, k)? as u32),
+            "uint64_val" => t.uint64_val.push(uint64(v, k)?),
             _ => return Err(unknown(k, v, "TensorProto")),
         }
     }

@@ -47,8 +47,10 @@ impl fmt::Display for Tensor {
                     .map(|h| format!("<resource {}>", h.name()));
                 write!(f, "{shown}")
             }
+            DType::Bool => write!(f, "{}", self.view::<bool>().map_err(bad)?),
             d => crate::match_real_dtype!(d, T => write!(f, "{}", self.view::<T>().map_err(bad)?),
-                _ => write!(f, "{}", self.view::<bool>().map_err(bad)?)),
+                _ => crate::match_complex_dtype!(d, T => write!(f, "{}", self.view::<T>().map_err(bad)?),
+                    _ => Err(fmt::Error))),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! that turn a run-time [`DType`] back into a Rust type.
 
 use bytes::Bytes;
+use half::{bf16, f16};
+use num_complex::Complex;
 
 use super::Tensor;
 use crate::{DType, ResourceHandle};
@@ -46,6 +48,12 @@ pub enum Data {
     I64(Buf<i64>),
     U8(Buf<u8>),
     U16(Buf<u16>),
+    U32(Buf<u32>),
+    U64(Buf<u64>),
+    F16(Buf<f16>),
+    BF16(Buf<bf16>),
+    C64(Buf<Complex<f32>>),
+    C128(Buf<Complex<f64>>),
     Bool(Buf<bool>),
     String(Buf<Bytes>),
     Resource(Buf<ResourceHandle>),
@@ -110,6 +118,12 @@ tensor_types! {
     i64 => I64, 0;
     u8 => U8, 0;
     u16 => U16, 0;
+    u32 => U32, 0;
+    u64 => U64, 0;
+    f16 => F16, f16::ZERO;
+    bf16 => BF16, bf16::ZERO;
+    Complex<f32> => C64, Complex::new(0.0, 0.0);
+    Complex<f64> => C128, Complex::new(0.0, 0.0);
     bool => Bool, false;
     Bytes => String, Bytes::new();
 }
@@ -137,8 +151,9 @@ impl TensorType for ResourceHandle {
     }
 }
 
-/// Runs `$body` with `$T` bound to the Rust type of a real-number `$dtype` (all but bool, string
-/// and resource); evaluates `$other` for the rest.
+/// Runs `$body` with `$T` bound to the Rust type of a real-number `$dtype` other than the half
+/// types (all but `F16`, `BF16`, complex, bool, string and resource); evaluates `$other` for the
+/// rest.
 #[macro_export]
 macro_rules! match_real_dtype {
     ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
@@ -175,19 +190,69 @@ macro_rules! match_real_dtype {
                 type $T = u16;
                 $body
             }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
             _ => $other,
         }
     };
 }
 
-/// Runs `$body` with `$T` bound to the Rust type of any data `$dtype` (numbers, bool and
-/// [`Bytes`](bytes::Bytes) for strings); evaluates `$other` for resources.
+/// Runs `$body` with `$T` bound to the Rust type of a half `$dtype` (`F16`, `BF16`); evaluates
+/// `$other` for the rest.
+#[macro_export]
+macro_rules! match_half_dtype {
+    ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
+        match $dtype {
+            $crate::DType::F16 => {
+                type $T = $crate::f16;
+                $body
+            }
+            $crate::DType::BF16 => {
+                type $T = $crate::bf16;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+
+/// Runs `$body` with `$T` bound to the Rust type of a complex `$dtype`; evaluates `$other` for
+/// the rest.
+#[macro_export]
+macro_rules! match_complex_dtype {
+    ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
+        match $dtype {
+            $crate::DType::C64 => {
+                type $T = $crate::Complex<f32>;
+                $body
+            }
+            $crate::DType::C128 => {
+                type $T = $crate::Complex<f64>;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+
+/// Runs `$body` with `$T` bound to the Rust type of any data `$dtype` (numbers, complex, bool
+/// and [`Bytes`](bytes::Bytes) for strings); evaluates `$other` for resources.
 #[macro_export]
 macro_rules! match_data_dtype {
     ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
         match $dtype {
             $crate::DType::Bool => { type $T = bool; $body }
             $crate::DType::String => { type $T = $crate::Bytes; $body }
+            $crate::DType::C64 => { type $T = $crate::Complex<f32>; $body }
+            $crate::DType::C128 => { type $T = $crate::Complex<f64>; $body }
+            $crate::DType::F16 => { type $T = $crate::f16; $body }
+            $crate::DType::BF16 => { type $T = $crate::bf16; $body }
             other => $crate::match_real_dtype!(other, $T => $body, _ => $other),
         }
     };

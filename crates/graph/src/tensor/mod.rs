@@ -20,6 +20,12 @@ macro_rules! each_variant {
             Data::I64($a) => $body,
             Data::U8($a) => $body,
             Data::U16($a) => $body,
+            Data::U32($a) => $body,
+            Data::U64($a) => $body,
+            Data::F16($a) => $body,
+            Data::BF16($a) => $body,
+            Data::C64($a) => $body,
+            Data::C128($a) => $body,
             Data::Bool($a) => $body,
             Data::String($a) => $body,
             Data::Resource($a) => $body,
@@ -31,11 +37,15 @@ mod access;
 mod construct;
 mod display;
 mod element;
+mod half_float;
+mod le_bytes;
 mod slicing;
 mod sparse;
 mod summarize;
 
 pub use element::{Buf, Data, TensorType};
+pub use half_float::HalfFloat;
+pub use le_bytes::LeBytes;
 pub use sparse::SparseTensor;
 
 /// The shape of a tensor: up to four dimensions are kept inline.
@@ -79,6 +89,12 @@ impl Tensor {
             Data::I64(_) => DType::I64,
             Data::U8(_) => DType::U8,
             Data::U16(_) => DType::U16,
+            Data::U32(_) => DType::U32,
+            Data::U64(_) => DType::U64,
+            Data::F16(_) => DType::F16,
+            Data::BF16(_) => DType::BF16,
+            Data::C64(_) => DType::C64,
+            Data::C128(_) => DType::C128,
             Data::Bool(_) => DType::Bool,
             Data::String(_) => DType::String,
             Data::Resource(_) => DType::Resource,

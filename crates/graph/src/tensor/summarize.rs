@@ -32,6 +32,20 @@ impl Tensor {
             DType::Bool => strings(self.as_slice::<bool>(), limit, |&b| u8::from(b).to_string()),
             DType::F32 => strings(self.as_slice::<f32>(), limit, |&v| float_to_string(v)),
             DType::F64 => strings(self.as_slice::<f64>(), limit, |&v| double_to_string(v)),
+            // Eigen's half types print as the float they widen to.
+            DType::F16 => strings(self.as_slice::<crate::f16>(), limit, |v| {
+                float_to_string(v.to_f32())
+            }),
+            DType::BF16 => strings(self.as_slice::<crate::bf16>(), limit, |v| {
+                float_to_string(v.to_f32())
+            }),
+            // std::complex's operator<<: "(re,im)".
+            DType::C64 => strings(self.as_slice::<crate::Complex<f32>>(), limit, |c| {
+                format!("({},{})", float_to_string(c.re), float_to_string(c.im))
+            }),
+            DType::C128 => strings(self.as_slice::<crate::Complex<f64>>(), limit, |c| {
+                format!("({},{})", double_to_string(c.re), double_to_string(c.im))
+            }),
             d => {
                 crate::match_real_dtype!(d, T => strings(self.as_slice::<T>(), limit, T::to_string),
                 _ => Vec::new())

@@ -3,8 +3,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
-    Shape, Tensor, TensorType,
+    format_dims, ArgType, DType, Error, InferenceContext, Kernel, LeBytes, OpContext, OpDef,
+    Output, Result, Shape, Tensor,
 };
 
 use super::shape_util::to_i64s;
@@ -37,41 +37,35 @@ pub fn broadcast_dynamic_shape(
         .output(0)
 }
 
-/// A number type whose little-endian bytes `Bitcast` moves.
-trait LeBytes: TensorType + Copy {
-    const SIZE: usize;
-    fn write(self, out: &mut Vec<u8>);
-    fn read(b: &[u8]) -> Self;
-}
-
-macro_rules! le_bytes {
-    ($($t:ty),*) => {$(
-        impl LeBytes for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn write(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn read(b: &[u8]) -> $t {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-        }
-    )*};
-}
-le_bytes!(f32, f64, i8, i16, i32, i64, u8, u16);
+/// TensorFlow's Bitcast types (less the quantized ones, which weir does not have).
+const BITCAST_TYPES: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I64,
+    DType::I32,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::I8,
+    DType::I16,
+    DType::C64,
+    DType::C128,
+];
 
 fn to_bytes<T: LeBytes>(x: &Tensor) -> Result<Vec<u8>> {
     let xs = x.as_slice::<T>()?;
     let mut out = Vec::with_capacity(xs.len() * T::SIZE);
     for &v in xs {
-        v.write(&mut out);
+        v.put(&mut out);
     }
     Ok(out)
 }
 
 fn from_bytes<T: LeBytes>(b: &[u8], shape: &[usize]) -> Result<Tensor> {
-    Tensor::from_vec(shape, b.chunks_exact(T::SIZE).map(T::read).collect())
+    Tensor::from_vec(shape, b.chunks_exact(T::SIZE).map(T::get).collect())
 }
 
 fn size_of(dt: DType) -> Result<usize> {
@@ -110,11 +104,11 @@ impl Kernel for BitcastKernel {
         let x = ctx.input(0);
         let from = x.dtype();
         let shape = bitcast_shape(x.shape(), from, self.to)?;
-        let bytes = weir_graph::match_real_dtype!(from,
+        let bytes = weir_graph::match_le_dtype!(from,
             T => to_bytes::<T>(x)?,
             _ => return Err(Error::invalid_argument(format!("Bitcast does not support {from}"))));
         let to = self.to;
-        let out = weir_graph::match_real_dtype!(to,
+        let out = weir_graph::match_le_dtype!(to,
             T => from_bytes::<T>(&bytes, &shape)?,
             _ => return Err(Error::invalid_argument(format!("Bitcast does not support {to}"))));
         ctx.set_output(0, out);
@@ -228,8 +222,8 @@ pub(super) fn register() {
         OpDef::new("Bitcast")
             .input("input", ArgType::Attr("T"))
             .output("output", ArgType::Attr("type"))
-            .type_attr("T", DType::REAL_NUMBER)
-            .type_attr("type", DType::REAL_NUMBER)
+            .type_attr("T", BITCAST_TYPES)
+            .type_attr("type", BITCAST_TYPES)
             .shape_fn(bitcast_shape_fn),
     );
     register_kernel("Bitcast", |n| {

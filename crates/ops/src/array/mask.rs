@@ -259,7 +259,7 @@ macro_rules! int_keys {
         }
     )*};
 }
-int_keys!(i8, i16, i32, i64, u8, u16, bool);
+int_keys!(i8, i16, i32, i64, u8, u16, u32, u64, bool);
 
 impl UniqueKey for f32 {
     type Key = u32;
@@ -337,8 +337,16 @@ impl Kernel for UniqueKernel {
             DType::I64 => go::<i64>(x)?,
             DType::U8 => go::<u8>(x)?,
             DType::U16 => go::<u16>(x)?,
+            DType::U32 => go::<u32>(x)?,
+            DType::U64 => go::<u64>(x)?,
             DType::Bool => go::<bool>(x)?,
             DType::String => go::<Bytes>(x)?,
+            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
+                return Err(Error::unimplemented(format!(
+                    "{} of {dt} is not supported in weir",
+                    ctx.node().op_type()
+                )))
+            }
             DType::Resource => {
                 return Err(Error::invalid_argument("Unique does not support resource"))
             }

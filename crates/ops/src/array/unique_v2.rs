@@ -67,7 +67,7 @@ macro_rules! exact_hash {
         }
     )*};
 }
-exact_hash!(i8, i16, i32, i64, u8, u16, bool, Bytes);
+exact_hash!(i8, i16, i32, i64, u8, u16, u32, u64, bool, Bytes);
 
 macro_rules! float_hash {
     ($($t:ty),*) => {$(
@@ -211,8 +211,16 @@ impl Kernel for UniqueV2Kernel {
             DType::I64 => unique_typed::<i64>(x, axis)?,
             DType::U8 => unique_typed::<u8>(x, axis)?,
             DType::U16 => unique_typed::<u16>(x, axis)?,
+            DType::U32 => unique_typed::<u32>(x, axis)?,
+            DType::U64 => unique_typed::<u64>(x, axis)?,
             DType::Bool => unique_typed::<bool>(x, axis)?,
             DType::String => unique_typed::<Bytes>(x, axis)?,
+            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
+                return Err(Error::unimplemented(format!(
+                    "{} of {dt} is not supported in weir",
+                    ctx.node().op_type()
+                )))
+            }
             DType::Resource => {
                 return Err(Error::invalid_argument(format!(
                     "{} does not support resource",

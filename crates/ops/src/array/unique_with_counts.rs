@@ -57,7 +57,7 @@ macro_rules! exact_keys {
         }
     )*};
 }
-exact_keys!(i8, i16, i32, i64, u8, u16, bool, Bytes);
+exact_keys!(i8, i16, i32, i64, u8, u16, u32, u64, bool, Bytes);
 
 macro_rules! float_keys {
     ($($t:ty => $k:ty),*) => {$(
@@ -117,8 +117,16 @@ impl Kernel for UniqueWithCountsKernel {
             DType::I64 => count_typed::<i64>(x)?,
             DType::U8 => count_typed::<u8>(x)?,
             DType::U16 => count_typed::<u16>(x)?,
+            DType::U32 => count_typed::<u32>(x)?,
+            DType::U64 => count_typed::<u64>(x)?,
             DType::Bool => count_typed::<bool>(x)?,
             DType::String => count_typed::<Bytes>(x)?,
+            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
+                return Err(Error::unimplemented(format!(
+                    "{} of {dt} is not supported in weir",
+                    ctx.node().op_type()
+                )))
+            }
             DType::Resource => {
                 return Err(Error::invalid_argument(
                     "UniqueWithCounts does not support resource",

@@ -179,8 +179,16 @@ impl Kernel for ListDiffKernel {
             DType::I64 => diff::<i64>(x, y)?,
             DType::U8 => diff::<u8>(x, y)?,
             DType::U16 => diff::<u16>(x, y)?,
+            DType::U32 => diff::<u32>(x, y)?,
+            DType::U64 => diff::<u64>(x, y)?,
             DType::Bool => diff::<bool>(x, y)?,
             DType::String => diff::<Bytes>(x, y)?,
+            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
+                return Err(Error::unimplemented(format!(
+                    "{} of {dt} is not supported in weir",
+                    ctx.node().op_type()
+                )))
+            }
             DType::Resource => {
                 return Err(Error::invalid_argument(
                     "ListDiff does not support resource",

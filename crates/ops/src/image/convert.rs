@@ -112,7 +112,7 @@ macro_rules! int_pixel {
         }
     )*};
 }
-int_pixel!(i8, i16, i32, i64, u8, u16);
+int_pixel!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 macro_rules! float_pixel {
     ($($t:ty),*) => {$(

@@ -284,20 +284,24 @@ fn fill(graph: &Graph, shape: &[usize], dtype: DType, v: f64, name: &str) -> Res
 }
 
 /// The elements of a real-number tensor as `f64`.
-// The dtype macro instantiates the cast for f64 too, where it is the identity.
-#[allow(clippy::unnecessary_cast)]
 fn to_f64s(t: &Tensor) -> Result<Vec<f64>> {
     let dt = t.dtype();
-    Ok(
-        weir_graph::match_real_dtype!(dt, T => t.as_slice::<T>()?.iter().map(|&v| v as f64).collect(),
-        _ => return Err(Error::invalid_argument(format!("A constant initializer needs numbers, got {dt}")))),
-    )
+    if !dt.is_numeric() {
+        return Err(Error::invalid_argument(format!(
+            "A constant initializer needs numbers, got {dt}"
+        )));
+    }
+    crate::math::cast::cast_tensor(t, DType::F64)?.to_vec::<f64>()
 }
 
 /// A tensor of `dtype` from `f64` values, converted as numpy's `astype` does.
 fn from_f64s(dtype: DType, shape: &[usize], v: &[f64]) -> Result<Tensor> {
-    weir_graph::match_real_dtype!(dtype, T => Tensor::from_vec(shape, v.iter().map(|&x| x as T).collect::<Vec<T>>()),
-        _ => Err(Error::invalid_argument(format!("Cannot initialize a {dtype} variable with numbers"))))
+    if !dtype.is_numeric() {
+        return Err(Error::invalid_argument(format!(
+            "Cannot initialize a {dtype} variable with numbers"
+        )));
+    }
+    crate::math::cast::cast_tensor(&Tensor::from_vec(shape, v.to_vec())?, dtype)
 }
 
 fn random(

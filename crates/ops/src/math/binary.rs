@@ -9,7 +9,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result, Tensor, TensorType,
+    bf16, f16, ArgType, DType, Error, HalfFloat, Kernel, Node, OpContext, OpDef, Output, Result,
+    Tensor, TensorType,
 };
 
 use super::bcast::{broadcast_shape_fn, broadcast_update, Bcast};
@@ -270,7 +271,7 @@ macro_rules! int_arith {
         }
     )*};
 }
-int_arith!(i8, i16, i32, i64, u8, u16);
+int_arith!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 macro_rules! float_arith {
     ($($t:ty),*) => {$(
@@ -298,6 +299,37 @@ macro_rules! float_arith {
     )*};
 }
 float_arith!(f32, f64);
+
+/// The half types compute in float and round each result back, as `Eigen::half` and
+/// `Eigen::bfloat16` do.
+macro_rules! half_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn div(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::div) }
+            fn floordiv(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::floordiv) }
+            fn floormod(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::floormod) }
+            fn truncmod(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::truncmod) }
+            fn pow(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::pow) }
+            fn add(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::add) }
+            fn sub(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::sub) }
+            fn mul(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::mul) }
+            fn max(a: Self, b: Self) -> Self { if a > b || a.is_nan() { a } else { b } }
+            fn min(a: Self, b: Self) -> Self { if a < b || a.is_nan() { a } else { b } }
+            fn one() -> Self { <$t>::ONE }
+            fn lowest() -> Self { <$t>::NEG_INFINITY }
+            fn highest() -> Self { <$t>::INFINITY }
+            const INTEGER: bool = false;
+            fn is_negative(v: Self) -> bool { v.to_f32() < 0.0 }
+            fn div_count(v: Self, n: usize) -> Self { <$t>::from_f32(v.to_f32() / n as f32) }
+        }
+    )*};
+}
+half_arith!(f16, bf16);
+
+/// `f(a, b)` computed in float, rounded back to the half type `H`.
+fn via<H: HalfFloat>(a: H, b: H, f: impl Fn(f32, f32) -> f32) -> H {
+    H::from_f32(f(a.to_f32(), b.to_f32()))
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum BinOp {

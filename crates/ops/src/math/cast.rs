@@ -13,8 +13,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Output, Result, Tensor, TensorType,
+    bf16, f16, ArgType, AttrKind, AttrValue, Complex, DType, Error, InferenceContext, Kernel, Node,
+    OpContext, OpDef, Output, Result, Tensor, TensorType,
 };
 
 use super::bcast::unary_map;
@@ -49,7 +49,7 @@ pub(crate) trait CastTo<D>: Copy {
 
 macro_rules! numeric_casts {
     ($($src:ty),*) => {$(
-        numeric_casts!(@from $src; f32 f64 i8 i16 i32 i64 u8 u16);
+        numeric_casts!(@from $src; f32 f64 i8 i16 i32 i64 u8 u16 u32 u64);
         impl CastTo<bool> for $src {
             fn cast(self) -> bool {
                 #[allow(clippy::float_cmp)]
@@ -59,6 +59,32 @@ macro_rules! numeric_casts {
         impl CastTo<$src> for bool {
             fn cast(self) -> $src { (self as u8) as $src }
         }
+        // Eigen converts to a half type through float: `half(static_cast<float>(x))`.
+        impl CastTo<f16> for $src {
+            fn cast(self) -> f16 { f16::from_f32(self as f32) }
+        }
+        impl CastTo<bf16> for $src {
+            fn cast(self) -> bf16 { bf16::from_f32(self as f32) }
+        }
+        impl CastTo<$src> for f16 {
+            fn cast(self) -> $src { self.to_f32() as $src }
+        }
+        impl CastTo<$src> for bf16 {
+            fn cast(self) -> $src { self.to_f32() as $src }
+        }
+        // A real becomes the real part; a complex loses its imaginary part.
+        impl CastTo<Complex<f32>> for $src {
+            fn cast(self) -> Complex<f32> { Complex::new(self as f32, 0.0) }
+        }
+        impl CastTo<Complex<f64>> for $src {
+            fn cast(self) -> Complex<f64> { Complex::new(self as f64, 0.0) }
+        }
+        impl CastTo<$src> for Complex<f32> {
+            fn cast(self) -> $src { self.re as $src }
+        }
+        impl CastTo<$src> for Complex<f64> {
+            fn cast(self) -> $src { self.re as $src }
+        }
     )*};
     (@from $src:ty; $($dst:ty)*) => {$(
         impl CastTo<$dst> for $src {
@@ -66,15 +92,45 @@ macro_rules! numeric_casts {
         }
     )*};
 }
-numeric_casts!(f32, f64, i8, i16, i32, i64, u8, u16);
+numeric_casts!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
-impl CastTo<bool> for bool {
-    fn cast(self) -> bool {
-        self
-    }
+/// Casts between the half types, bool and complex, which `as` cannot express.
+macro_rules! via_f32 {
+    ($($src:ty => $dst:ty: |$v:ident| $e:expr;)*) => {$(
+        impl CastTo<$dst> for $src {
+            fn cast(self) -> $dst { let $v = self; $e }
+        }
+    )*};
+}
+via_f32! {
+    bool => bool: |v| v;
+    f16 => f16: |v| v;
+    bf16 => bf16: |v| v;
+    f16 => bf16: |v| bf16::from_f32(v.to_f32());
+    bf16 => f16: |v| f16::from_f32(v.to_f32());
+    bool => f16: |v| f16::from_f32(f32::from(u8::from(v)));
+    bool => bf16: |v| bf16::from_f32(f32::from(u8::from(v)));
+    f16 => bool: |v| v.to_f32() != 0.0;
+    bf16 => bool: |v| v.to_f32() != 0.0;
+    Complex<f32> => Complex<f32>: |v| v;
+    Complex<f64> => Complex<f64>: |v| v;
+    Complex<f32> => Complex<f64>: |v| Complex::new(f64::from(v.re), f64::from(v.im));
+    Complex<f64> => Complex<f32>: |v| Complex::new(v.re as f32, v.im as f32);
+    bool => Complex<f32>: |v| Complex::new(f32::from(u8::from(v)), 0.0);
+    bool => Complex<f64>: |v| Complex::new(f64::from(u8::from(v)), 0.0);
+    Complex<f32> => bool: |v| v.re != 0.0 || v.im != 0.0;
+    Complex<f64> => bool: |v| v.re != 0.0 || v.im != 0.0;
+    f16 => Complex<f32>: |v| Complex::new(v.to_f32(), 0.0);
+    f16 => Complex<f64>: |v| Complex::new(v.to_f64(), 0.0);
+    bf16 => Complex<f32>: |v| Complex::new(v.to_f32(), 0.0);
+    bf16 => Complex<f64>: |v| Complex::new(v.to_f64(), 0.0);
+    Complex<f32> => f16: |v| f16::from_f32(v.re);
+    Complex<f64> => f16: |v| f16::from_f32(v.re as f32);
+    Complex<f32> => bf16: |v| bf16::from_f32(v.re);
+    Complex<f64> => bf16: |v| bf16::from_f32(v.re as f32);
 }
 
-/// Runs `$body` with `$T` bound to the Rust type of a numeric or bool dtype.
+/// Runs `$body` with `$T` bound to the Rust type of a numeric (complex included) or bool dtype.
 macro_rules! match_numbool_dtype {
     ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
         match $dtype {
@@ -82,7 +138,8 @@ macro_rules! match_numbool_dtype {
                 type $T = bool;
                 $body
             }
-            other => weir_graph::match_real_dtype!(other, $T => $body, _ => $other),
+            other => weir_graph::match_real_dtype!(other, $T => $body,
+                _ => weir_graph::match_complex_dtype!(other, $T => $body, _ => $other)),
         }
     };
 }

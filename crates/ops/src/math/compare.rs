@@ -5,8 +5,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Output, Result, Shape, Tensor, TensorType,
+    ArgType, AttrKind, AttrValue, Bytes, DType, Error, InferenceContext, Kernel, Node, OpContext,
+    OpDef, Output, Result, Shape, Tensor, TensorType,
 };
 
 use super::bcast::{broadcast_shape_fn, broadcast_update, unary_update, Bcast};
@@ -83,6 +83,26 @@ fn compare<T: TensorType + PartialOrd>(
     })
 }
 
+/// `Equal` and `NotEqual` of a type without an order.
+fn equal_only<T: TensorType + PartialEq>(
+    op: CmpOp,
+    bc: &Bcast,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<Vec<bool>> {
+    let (xs, ys) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
+    Ok(match op {
+        CmpOp::Eq => bc.map(xs, ys, |a, b| a == b),
+        CmpOp::Ne => bc.map(xs, ys, |a, b| a != b),
+        _ => {
+            return Err(Error::invalid_argument(format!(
+                "{op:?} is not defined for {}",
+                x.dtype()
+            )))
+        }
+    })
+}
+
 struct CompareKernel {
     op: CmpOp,
     /// `Equal`/`NotEqual` with `incompatible_shape_error=false` answer a scalar instead of failing.
@@ -111,8 +131,18 @@ impl Kernel for CompareKernel {
             Err(e) => return Err(e),
         };
         let dt = x.dtype();
-        let out = weir_graph::match_data_dtype!(dt, T => compare::<T>(self.op, &bc, x, y)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot compare {dt} tensors"))));
+        let out = match dt {
+            // Complex numbers are unordered: only Equal and NotEqual take them.
+            DType::C64 | DType::C128 => {
+                weir_graph::match_complex_dtype!(dt, T => equal_only::<T>(self.op, &bc, x, y)?,
+                _ => unreachable!("complex dtypes"))
+            }
+            DType::Bool => compare::<bool>(self.op, &bc, x, y)?,
+            DType::String => compare::<Bytes>(self.op, &bc, x, y)?,
+            _ => weir_graph::match_real_dtype!(dt, T => compare::<T>(self.op, &bc, x, y)?,
+                _ => weir_graph::match_half_dtype!(dt, T => compare::<T>(self.op, &bc, x, y)?,
+                _ => return Err(Error::invalid_argument(format!("Cannot compare {dt} tensors"))))),
+        };
         ctx.set_output(0, Tensor::from_vec(&bc.out_shape, out)?);
         Ok(())
     }

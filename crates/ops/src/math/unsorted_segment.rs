@@ -85,7 +85,7 @@ macro_rules! finite {
         }
     )*};
 }
-finite!(f32, f64, i8, i16, i32, i64, u8, u16);
+finite!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// The segment ids as i64, whichever of int32/int64 they are.
 pub(crate) fn segment_ids(t: &Tensor) -> Result<Vec<i64>> {

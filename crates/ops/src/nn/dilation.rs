@@ -263,7 +263,7 @@ macro_rules! morph {
         }
     )*};
 }
-morph!(f32, f64, i8, i16, i32, i64, u8, u16);
+morph!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// Visits every output `(flat output index, max value, input (y, x), filter (y, x))`, the
 /// positions of the first maximum (`None` when no tap lies in the image).

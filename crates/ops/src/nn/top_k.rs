@@ -75,7 +75,8 @@ macro_rules! elem {
     };
 }
 elem!(f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY, i8 => i8::MIN, i16 => i16::MIN,
-    i32 => i32::MIN, i64 => i64::MIN, u8 => u8::MIN, u16 => u16::MIN);
+    i32 => i32::MIN, i64 => i64::MIN, u8 => u8::MIN, u16 => u16::MIN, u32 => u32::MIN,
+    u64 => u64::MIN);
 
 /// `k = 1`: TensorFlow takes Eigen's max of the row, then the first column equal to it.
 ///

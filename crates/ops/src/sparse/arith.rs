@@ -78,7 +78,7 @@ macro_rules! int_real {
 
 float_real!(f32, 8);
 float_real!(f64, 4);
-int_real!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, u8 => i32, u16 => i32);
+int_real!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, u8 => i32, u16 => i32, u32 => i64, u64 => i128);
 
 /// `v.sum()` as Eigen computes it on TensorFlow's AVX build (found by matching its results):
 /// with at least four packets of `LANES` values, four packet accumulators take turns over

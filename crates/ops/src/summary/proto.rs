@@ -118,6 +118,9 @@ pub mod summary_value {
     use weir_graph::graph_def::proto::TensorProto;
 
     /// `Summary.Value.value`: the kinds of summary weir writes (all but the obsolete field 3).
+    // A TensorProto's fourteen fields make this variant large; a summary value is built once
+    // per write, so boxing it would buy nothing.
+    #[allow(clippy::large_enum_variant)]
     #[derive(Clone, PartialEq, prost::Oneof)]
     pub enum Value {
         /// A scalar (`simple_value`).

@@ -60,12 +60,14 @@ pub fn piecewise_constant_op(
 }
 
 /// A real-number scalar of any dtype as `T` (TensorFlow's `cast`).
-// The dtype macro instantiates the cast for f64 too, where it is the identity.
-#[allow(clippy::unnecessary_cast)]
 fn scalar_as<T: NnFloat>(t: &Tensor, what: &str) -> Result<T> {
     let dt = t.dtype();
-    let v: f64 = weir_graph::match_real_dtype!(dt, U => t.to_scalar::<U>()? as f64,
-        _ => return Err(Error::invalid_argument(format!("{what} must be a number, got {dt}"))));
+    if !dt.is_numeric() {
+        return Err(Error::invalid_argument(format!(
+            "{what} must be a number, got {dt}"
+        )));
+    }
+    let v: f64 = crate::math::cast::cast_tensor(t, DType::F64)?.to_scalar::<f64>()?;
     T::from(v).ok_or_else(|| Error::invalid_argument(format!("{what} {v} does not fit")))
 }
 

@@ -21,11 +21,11 @@ fn every_decode_raw_case_matches_tensorflow() {
     for case in fixture["cases"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
         let out_type = case["out_type"].as_str().unwrap();
-        let Ok(dtype) = DType::from_name(out_type) else {
-            // weir has no float16 dtype: the one case needing it cannot be expressed.
-            assert_eq!(out_type, "float16", "{name}: unknown out_type");
+        let dtype = DType::from_name(out_type).unwrap();
+        if dtype == DType::F16 {
+            // DecodeRaw does not take float16 yet (the dtype is new).
             continue;
-        };
+        }
         let g = Graph::new();
         let input: Tensor = nested_strings(&case["input_b64"], &leaf);
         let input = constant(&g, input).unwrap();

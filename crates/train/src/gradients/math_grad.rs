@@ -107,54 +107,6 @@ fn pow_grad(ctx: &GradContext<'_>) -> Grads {
     bin(ctx, Some(dx), Some(dy))
 }
 
-/// Unary ops: the gradient is `d * f'(x)`, with `f'` built from x or the output y.
-fn unary_grad(ctx: &GradContext<'_>) -> Grads {
-    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
-    let gr = g(ctx);
-    let mul = |a: &Output, b: &Output| op(&gr, "Mul", &[a, b], &[]);
-    let dx = match ctx.op().op_type().as_str() {
-        "Neg" => op(&gr, "Neg", &[&d], &[])?,
-        "Square" => mul(&d, &mul(&scalar_like(&x, 2.0)?, &x)?)?,
-        // 0.5 / y
-        "Sqrt" => op(
-            &gr,
-            "RealDiv",
-            &[&mul(&d, &scalar_like(&y, 0.5)?)?, &y],
-            &[],
-        )?,
-        // -0.5 * y^3
-        "Rsqrt" => {
-            let y3 = mul(&mul(&y, &y)?, &y)?;
-            mul(&d, &mul(&scalar_like(&y, -0.5)?, &y3)?)?
-        }
-        "Exp" => mul(&d, &y)?,
-        "Log" => op(&gr, "RealDiv", &[&d, &x], &[])?,
-        "Log1p" => {
-            let xp1 = op(&gr, "AddV2", &[&x, &scalar_like(&x, 1.0)?], &[])?;
-            op(&gr, "RealDiv", &[&d, &xp1], &[])?
-        }
-        "Sin" => mul(&d, &op(&gr, "Cos", &[&x], &[])?)?,
-        "Cos" => op(&gr, "Neg", &[&mul(&d, &op(&gr, "Sin", &[&x], &[])?)?], &[])?,
-        // 1 - y^2
-        "Tanh" => {
-            let t = op(&gr, "Sub", &[&scalar_like(&y, 1.0)?, &mul(&y, &y)?], &[])?;
-            mul(&d, &t)?
-        }
-        // y (1 - y)
-        "Sigmoid" => {
-            let t = op(&gr, "Sub", &[&scalar_like(&y, 1.0)?, &y], &[])?;
-            mul(&d, &mul(&y, &t)?)?
-        }
-        "Abs" => mul(&d, &op(&gr, "Sign", &[&x], &[])?)?,
-        other => {
-            return Err(weir_graph::Error::internal(format!(
-                "unary_grad registered for {other}"
-            )))
-        }
-    };
-    Ok(vec![Some(dx)])
-}
-
 fn matmul_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, a, b) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
     let (ta, tb): (bool, bool) = (ctx.attr("transpose_a")?, ctx.attr("transpose_b")?);
@@ -403,12 +355,6 @@ pub(super) fn register() {
     register_gradient("Minimum", |c| max_min_grad(c, "LessEqual"));
     register_gradient("SquaredDifference", squared_difference_grad);
     register_gradient("Pow", pow_grad);
-    for u in [
-        "Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Sin", "Cos", "Tanh", "Sigmoid",
-        "Abs",
-    ] {
-        register_gradient(u, unary_grad);
-    }
     register_gradient("MatMul", matmul_grad);
     register_gradient("BatchMatMulV2", batch_matmul_grad);
     register_gradient("Sum", sum_grad);

@@ -16,6 +16,7 @@ mod linalg_grad;
 mod math_binary_grad;
 mod math_grad;
 mod math_special_grad;
+mod math_unary_grad;
 mod nn_grad;
 mod registry;
 mod scatter_grad;
@@ -69,6 +70,7 @@ fn register_all() {
         math_grad::register();
         math_binary_grad::register();
         math_special_grad::register();
+        math_unary_grad::register();
         array_grad::register();
         array_more_grad::register();
         nn_grad::register();

@@ -9,51 +9,16 @@
 
 use std::io::Write;
 
-use weir_graph::{Bytes, DType, Error, Result, Tensor, TensorType};
+use weir_graph::{Bytes, DType, Error, LeBytes, Result, Tensor};
 
 use super::table::{get_varint, put_varint};
 use crate::io::crc::{mask, unmask};
-
-/// Little-endian encoding of one element type.
-pub(crate) trait LeBytes: TensorType + Copy {
-    const SIZE: usize;
-    fn put(self, out: &mut Vec<u8>);
-    fn get(b: &[u8]) -> Self;
-}
-
-macro_rules! le_numbers {
-    ($($t:ty),*) => {$(
-        impl LeBytes for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn get(b: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-        }
-    )*};
-}
-le_numbers!(f32, f64, i8, i16, i32, i64, u8, u16);
-
-impl LeBytes for bool {
-    const SIZE: usize = 1;
-    fn put(self, out: &mut Vec<u8>) {
-        out.push(self as u8);
-    }
-    fn get(b: &[u8]) -> Self {
-        b[0] != 0
-    }
-}
 
 /// The bytes one element of `dt` takes in the data file; `None` for strings.
 pub(crate) fn element_size(dt: DType) -> Option<usize> {
     match dt {
         DType::String | DType::Resource => None,
-        DType::Bool => Some(1),
-        dt => weir_graph::match_real_dtype!(dt, T => Some(<T as LeBytes>::SIZE), _ => None),
+        dt => weir_graph::match_le_dtype!(dt, T => Some(<T as LeBytes>::SIZE), _ => None),
     }
 }
 
@@ -102,8 +67,7 @@ pub(crate) fn write_tensor(t: &Tensor, out: &mut impl Write) -> Result<(u64, u32
             }
             Ok((size, crc))
         }
-        DType::Bool => numbers::<bool>(t, out),
-        dt => weir_graph::match_real_dtype!(dt, T => numbers::<T>(t, out),
+        dt => weir_graph::match_le_dtype!(dt, T => numbers::<T>(t, out),
             _ => Err(Error::invalid_argument(format!("Cannot save a {dt} tensor in a checkpoint")))),
     }
 }
@@ -140,11 +104,8 @@ pub(crate) fn decode_tensor(
         }
         dt => {
             check(crc32c::crc32c(&bytes))?;
-            match dt {
-                DType::Bool => numbers::<bool>(shape, &bytes),
-                dt => weir_graph::match_real_dtype!(dt, T => numbers::<T>(shape, &bytes),
-                    _ => Err(format!("cannot restore a {dt} tensor"))),
-            }
+            weir_graph::match_le_dtype!(dt, T => numbers::<T>(shape, &bytes),
+                _ => Err(format!("cannot restore a {dt} tensor")))
         }
     }
 }

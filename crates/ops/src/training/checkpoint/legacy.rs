@@ -17,9 +17,7 @@
 //!
 //! Nothing may follow the last entry; a short, altered or padded file is DataLoss.
 
-use weir_graph::{Bytes, DType, Error, Result, Tensor};
-
-use super::data::LeBytes;
+use weir_graph::{Bytes, DType, Error, LeBytes, Result, Tensor};
 
 /// The first bytes of a weir checkpoint file.
 pub(crate) const MAGIC: &[u8; 8] = b"WEIRCKPT";
@@ -199,8 +197,7 @@ pub(crate) fn entry_tensor(path: &str, e: &Entry<'_>) -> Result<Tensor> {
             }
             Tensor::from_vec(&e.shape, v)
         }
-        DType::Bool => numbers::<bool>(&e.shape, n, e.payload, bad),
-        dt => weir_graph::match_real_dtype!(dt, T => numbers::<T>(&e.shape, n, e.payload, bad),
+        dt => weir_graph::match_le_dtype!(dt, T => numbers::<T>(&e.shape, n, e.payload, bad),
             _ => Err(bad())),
     }
 }

@@ -462,6 +462,21 @@ pub fn spec_tensor(spec: &Value) -> Tensor {
         DType::I64 => Tensor::from_vec(&dims, v.iter().map(int).collect()),
         DType::U8 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u8).collect()),
         DType::U16 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u16).collect()),
+        DType::U32 => Tensor::from_vec(&dims, v.iter().map(|x| uint(x) as u32).collect()),
+        DType::U64 => Tensor::from_vec(&dims, v.iter().map(uint).collect()),
+        DType::F16 => Tensor::from_vec(
+            &dims,
+            v.iter()
+                .map(|x| weir_graph::f16::from_bits(uint(x) as u16))
+                .collect(),
+        ),
+        DType::BF16 => Tensor::from_vec(
+            &dims,
+            v.iter()
+                .map(|x| weir_graph::bf16::from_bits(uint(x) as u16))
+                .collect(),
+        ),
+        DType::C64 | DType::C128 => panic!("no complex specs"),
         DType::Bool => Tensor::from_vec(&dims, v.iter().map(|x| x.as_bool().unwrap()).collect()),
         DType::String => Tensor::from_vec(
             &dims,
@@ -476,37 +491,24 @@ pub fn spec_tensor(spec: &Value) -> Tensor {
 
 /// Every element's bytes (little-endian for numbers), so floats compare bit for bit.
 pub fn element_bytes(t: &Tensor) -> Vec<Vec<u8>> {
-    macro_rules! le {
-        ($t:ty) => {
-            t.as_slice::<$t>()
-                .unwrap()
-                .iter()
-                .map(|x| x.to_le_bytes().to_vec())
-                .collect()
-        };
+    fn le<T: weir_graph::LeBytes>(t: &Tensor) -> Vec<Vec<u8>> {
+        let xs = t.as_slice::<T>().unwrap();
+        xs.iter()
+            .map(|&x| {
+                let mut b = Vec::with_capacity(T::SIZE);
+                x.put(&mut b);
+                b
+            })
+            .collect()
     }
     match t.dtype() {
-        DType::F32 => le!(f32),
-        DType::F64 => le!(f64),
-        DType::I8 => le!(i8),
-        DType::I16 => le!(i16),
-        DType::I32 => le!(i32),
-        DType::I64 => le!(i64),
-        DType::U8 => le!(u8),
-        DType::U16 => le!(u16),
-        DType::Bool => t
-            .as_slice::<bool>()
-            .unwrap()
-            .iter()
-            .map(|&b| vec![u8::from(b)])
-            .collect(),
         DType::String => t
             .as_slice::<Bytes>()
             .unwrap()
             .iter()
             .map(|b| b.to_vec())
             .collect(),
-        DType::Resource => unreachable!(),
+        dt => weir_graph::match_le_dtype!(dt, T => le::<T>(t), _ => unreachable!("{dt}")),
     }
 }
 
