@@ -160,6 +160,7 @@ pub mod prelude {
         string_split, string_to_hash_bucket_fast, string_to_number, strings_split, substr,
     };
     pub use weir_ops::tensor_array::TensorArray;
+    pub use weir_ops::{complex, spectral};
     pub use weir_session::{
         RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, Timeline, TraceLevel,
     };

@@ -87,6 +87,14 @@ pub fn scalar_of(dtype: DType, v: f64) -> Result<Tensor> {
         DType::I64 => Tensor::scalar(int(i64::MIN as f64, i64::MAX as f64)? as i64),
         DType::U8 => Tensor::scalar(int(0.0, u8::MAX as f64)? as u8),
         DType::U16 => Tensor::scalar(int(0.0, u16::MAX as f64)? as u16),
+        DType::U32 => Tensor::scalar(int(0.0, u32::MAX as f64)? as u32),
+        DType::U64 => Tensor::scalar(int(0.0, u64::MAX as f64)? as u64),
+        // numpy rounds a Python float straight to float16; ml_dtypes' bfloat16 goes through
+        // float32.
+        DType::F16 => Tensor::scalar(crate::f16::from_f64(v)),
+        DType::BF16 => Tensor::scalar(crate::bf16::from_f32(v as f32)),
+        DType::C64 => Tensor::scalar(crate::Complex::new(v as f32, 0.0)),
+        DType::C128 => Tensor::scalar(crate::Complex::new(v, 0.0)),
         _ => {
             return Err(Error::invalid_argument(format!(
                 "Cannot use a number as a {dtype} tensor"

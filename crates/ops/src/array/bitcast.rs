@@ -136,7 +136,12 @@ fn bitcast_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
             ))
         };
         match out.last() {
-            None => return Err(fail("Input must have rank at least 1".to_string())),
+            // TensorFlow's shape function asks for rank >= 1 in its generic words.
+            None => {
+                return Err(Error::invalid_argument(
+                    "Shape must be at least rank 1 but is rank 0",
+                ))
+            }
             Some(Some(d)) if *d != b / a => {
                 return Err(fail(format!("{d} does not match {}", b / a)))
             }

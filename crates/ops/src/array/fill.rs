@@ -212,12 +212,29 @@ impl Kernel for FillKernel {
 
 struct LikeKernel(bool);
 
+/// The scalar 1 of `dt` (`true` for bool), for every dtype `OnesLike` takes.
 fn one_of(dt: DType) -> Result<Tensor> {
-    match dt {
-        DType::Bool => Ok(Tensor::from(true)),
-        dt => scalar_of(dt, 1.0),
-    }
+    crate::math::cast::cast_tensor(&Tensor::from(1i32), dt)
 }
+
+/// `OnesLike`'s types, in the order of TensorFlow's op registration.
+const ONES_LIKE_TYPES: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I8,
+    DType::U8,
+    DType::I16,
+    DType::U16,
+    DType::I32,
+    DType::U32,
+    DType::I64,
+    DType::U64,
+    DType::C64,
+    DType::C128,
+    DType::Bool,
+];
 
 impl Kernel for LikeKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
@@ -349,7 +366,7 @@ pub(super) fn register() {
     register_kernel("Fill", |_| Ok(Box::new(FillKernel)));
     for (name, one, types) in [
         ("ZerosLike", false, DType::ALL_DATA),
-        ("OnesLike", true, DType::NUMBER_AND_BOOL),
+        ("OnesLike", true, ONES_LIKE_TYPES),
     ] {
         register_op(
             OpDef::new(name)

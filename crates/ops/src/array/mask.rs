@@ -3,15 +3,15 @@
 //! layer uses so graphs have TensorFlow's structure.
 
 use std::collections::HashMap;
-use std::hash::Hash;
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, Bytes, DType, Error, InferenceContext, Kernel, Node,
+    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
     OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
 };
 
 use super::shape_util::known_product;
+use super::unique_key::{match_unique_dtype, no_kernel, UniqueKey};
 
 /// `tf.where(condition)` with one argument (op `Where`): the coordinates of the true (non-zero)
 /// elements, as an int64 `[num_true, rank]` matrix in row-major order.
@@ -236,61 +236,18 @@ impl Kernel for WhereKernel {
         let dt = x.dtype();
         let out = match dt {
             DType::Bool => coordinates(x, false)?,
+            // TensorFlow's op def takes float16, but its CPU kernel refuses it.
+            DType::F16 => return Err(Error::unimplemented(
+                "No WhereOp available for float16/half type on CPU; dying in CPU WhereOp to avoid silently creating costly copies from device.",
+            )),
+            DType::BF16 => coordinates(x, weir_graph::bf16::ZERO)?,
+            DType::C64 => coordinates(x, weir_graph::Complex::<f32>::new(0.0, 0.0))?,
+            DType::C128 => coordinates(x, weir_graph::Complex::<f64>::new(0.0, 0.0))?,
             _ => weir_graph::match_real_dtype!(dt, T => coordinates::<T>(x, T::zero())?,
                 _ => return Err(Error::invalid_argument(format!("Where does not support {dt}")))),
         };
         ctx.set_output(0, out);
         Ok(())
-    }
-}
-
-/// A hashable identity for `Unique`: floats by bits with `-0.0 == 0.0`; NaN never equals
-/// anything (each NaN is its own value), as with C++'s `==`.
-trait UniqueKey: TensorType {
-    type Key: Hash + Eq;
-    fn key(&self) -> Option<Self::Key>;
-}
-
-macro_rules! int_keys {
-    ($($t:ty),*) => {$(
-        impl UniqueKey for $t {
-            type Key = $t;
-            fn key(&self) -> Option<$t> { Some(*self) }
-        }
-    )*};
-}
-int_keys!(i8, i16, i32, i64, u8, u16, u32, u64, bool);
-
-impl UniqueKey for f32 {
-    type Key = u32;
-    fn key(&self) -> Option<u32> {
-        if self.is_nan() {
-            None
-        } else if *self == 0.0 {
-            Some(0)
-        } else {
-            Some(self.to_bits())
-        }
-    }
-}
-
-impl UniqueKey for f64 {
-    type Key = u64;
-    fn key(&self) -> Option<u64> {
-        if self.is_nan() {
-            None
-        } else if *self == 0.0 {
-            Some(0)
-        } else {
-            Some(self.to_bits())
-        }
-    }
-}
-
-impl UniqueKey for Bytes {
-    type Key = Bytes;
-    fn key(&self) -> Option<Bytes> {
-        Some(self.clone())
     }
 }
 
@@ -328,29 +285,8 @@ impl Kernel for UniqueKernel {
             Ok((Tensor::from_vec(&[y.len()], y)?, idx))
         }
         let dt = x.dtype();
-        let (y, idx) = match dt {
-            DType::F32 => go::<f32>(x)?,
-            DType::F64 => go::<f64>(x)?,
-            DType::I8 => go::<i8>(x)?,
-            DType::I16 => go::<i16>(x)?,
-            DType::I32 => go::<i32>(x)?,
-            DType::I64 => go::<i64>(x)?,
-            DType::U8 => go::<u8>(x)?,
-            DType::U16 => go::<u16>(x)?,
-            DType::U32 => go::<u32>(x)?,
-            DType::U64 => go::<u64>(x)?,
-            DType::Bool => go::<bool>(x)?,
-            DType::String => go::<Bytes>(x)?,
-            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
-                return Err(Error::unimplemented(format!(
-                    "{} of {dt} is not supported in weir",
-                    ctx.node().op_type()
-                )))
-            }
-            DType::Resource => {
-                return Err(Error::invalid_argument("Unique does not support resource"))
-            }
-        };
+        let (y, idx) = match_unique_dtype!(dt, false, T => go::<T>(x)?,
+            _ => return Err(no_kernel(ctx.node(), dt)));
         let idx = if self.0 == DType::I32 {
             Tensor::from(idx.into_iter().map(|i| i as i32).collect::<Vec<_>>())
         } else {
@@ -379,16 +315,23 @@ fn make_unique(node: &Node) -> Result<Box<dyn Kernel>> {
     Ok(Box::new(UniqueKernel(node.attr("out_idx")?)))
 }
 
+/// `Where`'s types, in the order of TensorFlow's op registration (less the quantized ones).
 const WHERE_TYPES: &[DType] = &[
-    DType::Bool,
     DType::F32,
     DType::F64,
-    DType::I8,
-    DType::I16,
     DType::I32,
-    DType::I64,
     DType::U8,
+    DType::I16,
+    DType::I8,
+    DType::C64,
+    DType::I64,
+    DType::BF16,
     DType::U16,
+    DType::C128,
+    DType::F16,
+    DType::U32,
+    DType::U64,
+    DType::Bool,
 ];
 
 pub(super) fn register() {

@@ -38,6 +38,7 @@ mod strided_slice;
 pub(crate) mod tensor_scatter;
 mod tile_pad;
 mod transpose;
+mod unique_key;
 mod unique_v2;
 mod unique_with_counts;
 mod unravel_setdiff;

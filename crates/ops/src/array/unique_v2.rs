@@ -7,9 +7,11 @@ use std::hash::{Hash, Hasher};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrValue, Bytes, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output,
-    Result, Shape, Tensor, TensorType,
+    ArgType, AttrValue, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
+    Shape, Tensor, TensorType,
 };
+
+use super::unique_key::{match_unique_dtype, no_kernel, UniqueKey};
 
 use super::shape_util::{const_i64s, to_i64s};
 
@@ -55,45 +57,26 @@ pub(super) fn default_type(mut def: OpDef, name: &str, dtype: DType) -> OpDef {
     def
 }
 
-/// An element that hashes consistently with its `==` (floats by bits, `-0.0` as `0.0`).
-pub(super) trait HashElem: TensorType + PartialEq {
-    fn hash_elem<H: Hasher>(&self, h: &mut H);
-}
-
-macro_rules! exact_hash {
-    ($($t:ty),*) => {$(
-        impl HashElem for $t {
-            fn hash_elem<H: Hasher>(&self, h: &mut H) { self.hash(h) }
-        }
-    )*};
-}
-exact_hash!(i8, i16, i32, i64, u8, u16, u32, u64, bool, Bytes);
-
-macro_rules! float_hash {
-    ($($t:ty),*) => {$(
-        impl HashElem for $t {
-            fn hash_elem<H: Hasher>(&self, h: &mut H) {
-                let v = if *self == 0.0 { 0.0 } else { *self };
-                v.to_bits().hash(h)
-            }
-        }
-    )*};
-}
-float_hash!(f32, f64);
-
 /// The distinct slices `x[a, i, b]` (over all `a`, `b`) of `x` viewed as `[outer, n, inner]`:
 /// for each `i` its unique id, and the first `i` of each id.
-fn group<T: HashElem>(xs: &[T], outer: usize, n: usize, inner: usize) -> (Vec<i64>, Vec<usize>) {
+fn group<T: UniqueKey>(xs: &[T], outer: usize, n: usize, inner: usize) -> (Vec<i64>, Vec<usize>) {
     let at = |a: usize, i: usize, b: usize| &xs[(a * n + i) * inner + b];
-    let same =
-        |i: usize, j: usize| (0..outer).all(|a| (0..inner).all(|b| at(a, i, b) == at(a, j, b)));
+    // Equal keys, and never a NaN (which equals nothing).
+    let same = |i: usize, j: usize| {
+        (0..outer).all(|a| {
+            (0..inner).all(|b| {
+                let k = at(a, i, b).key();
+                k.is_some() && k == at(a, j, b).key()
+            })
+        })
+    };
     let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
     let (mut ids, mut firsts) = (Vec::with_capacity(n), Vec::new());
     for i in 0..n {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for a in 0..outer {
             for b in 0..inner {
-                at(a, i, b).hash_elem(&mut h);
+                at(a, i, b).key().hash(&mut h);
             }
         }
         let bucket = buckets.entry(h.finish()).or_default();
@@ -122,7 +105,7 @@ fn take<T: TensorType>(xs: &[T], outer: usize, n: usize, inner: usize, firsts: &
     out
 }
 
-fn unique_typed<T: HashElem>(
+fn unique_typed<T: UniqueKey>(
     x: &Tensor,
     axis: Option<usize>,
 ) -> Result<(Tensor, Vec<i64>, Vec<i64>)> {
@@ -202,32 +185,8 @@ impl Kernel for UniqueV2Kernel {
         let x = ctx.input(0);
         let axis = axis_of(x, ctx.input(1))?;
         let dt = x.dtype();
-        let (y, ids, counts) = match dt {
-            DType::F32 => unique_typed::<f32>(x, axis)?,
-            DType::F64 => unique_typed::<f64>(x, axis)?,
-            DType::I8 => unique_typed::<i8>(x, axis)?,
-            DType::I16 => unique_typed::<i16>(x, axis)?,
-            DType::I32 => unique_typed::<i32>(x, axis)?,
-            DType::I64 => unique_typed::<i64>(x, axis)?,
-            DType::U8 => unique_typed::<u8>(x, axis)?,
-            DType::U16 => unique_typed::<u16>(x, axis)?,
-            DType::U32 => unique_typed::<u32>(x, axis)?,
-            DType::U64 => unique_typed::<u64>(x, axis)?,
-            DType::Bool => unique_typed::<bool>(x, axis)?,
-            DType::String => unique_typed::<Bytes>(x, axis)?,
-            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
-                return Err(Error::unimplemented(format!(
-                    "{} of {dt} is not supported in weir",
-                    ctx.node().op_type()
-                )))
-            }
-            DType::Resource => {
-                return Err(Error::invalid_argument(format!(
-                    "{} does not support resource",
-                    ctx.node().op_type()
-                )))
-            }
-        };
+        let (y, ids, counts) = match_unique_dtype!(dt, false, T => unique_typed::<T>(x, axis)?,
+            _ => return Err(no_kernel(ctx.node(), dt)));
         ctx.set_output(0, y);
         ctx.set_output(1, index_tensor(ids, self.out_idx));
         if self.counts {

@@ -2,13 +2,14 @@
 //! first appearance, each element's index among them, and how often each occurs.
 
 use std::collections::HashMap;
-use std::hash::Hash;
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrValue, Bytes, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Output, Result, Shape, Tensor, TensorType,
+    ArgType, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Output,
+    Result, Shape, Tensor,
 };
+
+use super::unique_key::{match_unique_dtype, no_kernel, UniqueKey};
 
 /// `tf.unique_with_counts(x, out_idx=tf.int32)`: `(y, idx, count)` for a vector `x`: its
 /// distinct values in order of first appearance, the index into `y` of each element, and the
@@ -43,37 +44,9 @@ pub fn unique_with_counts_typed(
     Ok((op.output(0)?, op.output(1)?, op.output(2)?))
 }
 
-/// A hashable identity: floats by bits with `-0.0 == 0.0`; each NaN is its own value.
-trait Key: TensorType {
-    type K: Hash + Eq;
-    fn key(&self) -> Option<Self::K>;
-}
-
-macro_rules! exact_keys {
-    ($($t:ty),*) => {$(
-        impl Key for $t {
-            type K = $t;
-            fn key(&self) -> Option<$t> { Some(self.clone()) }
-        }
-    )*};
-}
-exact_keys!(i8, i16, i32, i64, u8, u16, u32, u64, bool, Bytes);
-
-macro_rules! float_keys {
-    ($($t:ty => $k:ty),*) => {$(
-        impl Key for $t {
-            type K = $k;
-            fn key(&self) -> Option<$k> {
-                if self.is_nan() { None } else if *self == 0.0 { Some(0) } else { Some(self.to_bits()) }
-            }
-        }
-    )*};
-}
-float_keys!(f32 => u32, f64 => u64);
-
-fn count_typed<T: Key>(x: &Tensor) -> Result<(Tensor, Vec<i64>, Vec<i64>)> {
+fn count_typed<T: UniqueKey>(x: &Tensor) -> Result<(Tensor, Vec<i64>, Vec<i64>)> {
     let xs = x.as_slice::<T>()?;
-    let mut seen: HashMap<T::K, usize> = HashMap::with_capacity(xs.len());
+    let mut seen: HashMap<T::Key, usize> = HashMap::with_capacity(xs.len());
     let (mut y, mut idx, mut counts) = (Vec::new(), Vec::with_capacity(xs.len()), Vec::new());
     for v in xs {
         let next = y.len();
@@ -108,31 +81,8 @@ impl Kernel for UniqueWithCountsKernel {
             return Err(Error::invalid_argument("unique expects a 1D vector."));
         }
         let dt = x.dtype();
-        let (y, idx, counts) = match dt {
-            DType::F32 => count_typed::<f32>(x)?,
-            DType::F64 => count_typed::<f64>(x)?,
-            DType::I8 => count_typed::<i8>(x)?,
-            DType::I16 => count_typed::<i16>(x)?,
-            DType::I32 => count_typed::<i32>(x)?,
-            DType::I64 => count_typed::<i64>(x)?,
-            DType::U8 => count_typed::<u8>(x)?,
-            DType::U16 => count_typed::<u16>(x)?,
-            DType::U32 => count_typed::<u32>(x)?,
-            DType::U64 => count_typed::<u64>(x)?,
-            DType::Bool => count_typed::<bool>(x)?,
-            DType::String => count_typed::<Bytes>(x)?,
-            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
-                return Err(Error::unimplemented(format!(
-                    "{} of {dt} is not supported in weir",
-                    ctx.node().op_type()
-                )))
-            }
-            DType::Resource => {
-                return Err(Error::invalid_argument(
-                    "UniqueWithCounts does not support resource",
-                ))
-            }
-        };
+        let (y, idx, counts) = match_unique_dtype!(dt, false, T => count_typed::<T>(x)?,
+            _ => return Err(no_kernel(ctx.node(), dt)));
         ctx.set_output(0, y);
         ctx.set_output(1, index_tensor(idx, self.0));
         ctx.set_output(2, index_tensor(counts, self.0));

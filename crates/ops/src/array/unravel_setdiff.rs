@@ -2,16 +2,16 @@
 //! `ListDiff` (`tf.setdiff1d`): the elements of one vector missing from another.
 
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, Bytes, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output,
-    Result, Shape, Tensor,
+    format_dims, ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
+    Shape, Tensor,
 };
 
 use super::shape_util::to_i64s;
-use super::unique_v2::{default_type, HashElem};
+use super::unique_key::{match_unique_dtype, no_kernel, UniqueKey};
+use super::unique_v2::default_type;
 
 /// `tf.unravel_index(indices, dims)` (op `UnravelIndex`): for each flat index into an array of
 /// shape `dims`, its coordinates: `[len(dims)]` for a scalar index, `[len(dims), n]` for `n`.
@@ -124,31 +124,14 @@ fn unravel_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `HashElem` values as set keys.
-struct Key<'a, T>(&'a T);
-
-impl<T: HashElem> Hash for Key<'_, T> {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        self.0.hash_elem(h)
-    }
-}
-
-impl<T: HashElem> PartialEq for Key<'_, T> {
-    fn eq(&self, o: &Self) -> bool {
-        self.0 == o.0
-    }
-}
-
-// NaN is never equal to itself, so a NaN in `y` removes nothing, as in TensorFlow.
-impl<T: HashElem> Eq for Key<'_, T> {}
-
-fn diff<T: HashElem>(x: &Tensor, y: &Tensor) -> Result<(Tensor, Vec<i64>)> {
+fn diff<T: UniqueKey>(x: &Tensor, y: &Tensor) -> Result<(Tensor, Vec<i64>)> {
     let (xs, ys) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
-    let set: HashSet<Key<'_, T>> = ys.iter().map(Key).collect();
+    // NaN has no key: a NaN in `y` removes nothing, and one in `x` is always kept.
+    let set: HashSet<T::Key> = ys.iter().filter_map(UniqueKey::key).collect();
     let mut out = Vec::new();
     let mut idx = Vec::new();
     for (i, v) in xs.iter().enumerate() {
-        if !set.contains(&Key(v)) {
+        if !v.key().is_some_and(|k| set.contains(&k)) {
             out.push(v.clone());
             idx.push(i as i64);
         }
@@ -170,31 +153,8 @@ impl Kernel for ListDiffKernel {
             return Err(Error::invalid_argument("y should be a 1D vector."));
         }
         let dt = x.dtype();
-        let (out, idx) = match dt {
-            DType::F32 => diff::<f32>(x, y)?,
-            DType::F64 => diff::<f64>(x, y)?,
-            DType::I8 => diff::<i8>(x, y)?,
-            DType::I16 => diff::<i16>(x, y)?,
-            DType::I32 => diff::<i32>(x, y)?,
-            DType::I64 => diff::<i64>(x, y)?,
-            DType::U8 => diff::<u8>(x, y)?,
-            DType::U16 => diff::<u16>(x, y)?,
-            DType::U32 => diff::<u32>(x, y)?,
-            DType::U64 => diff::<u64>(x, y)?,
-            DType::Bool => diff::<bool>(x, y)?,
-            DType::String => diff::<Bytes>(x, y)?,
-            DType::F16 | DType::BF16 | DType::C64 | DType::C128 => {
-                return Err(Error::unimplemented(format!(
-                    "{} of {dt} is not supported in weir",
-                    ctx.node().op_type()
-                )))
-            }
-            DType::Resource => {
-                return Err(Error::invalid_argument(
-                    "ListDiff does not support resource",
-                ))
-            }
-        };
+        let (out, idx) = match_unique_dtype!(dt, true, T => diff::<T>(x, y)?,
+            _ => return Err(no_kernel(ctx.node(), dt)));
         ctx.set_output(0, out);
         let idx = if self.out_idx == DType::I64 {
             Tensor::from(idx)

@@ -396,6 +396,8 @@ impl Kernel for RandomInitKernel {
         let out = match a.dtype() {
             DType::F32 => draw::<f32>(self, &shape, a, b)?,
             DType::F64 => draw::<f64>(self, &shape, a, b)?,
+            DType::F16 => draw::<weir_graph::f16>(self, &shape, a, b)?,
+            DType::BF16 => draw::<weir_graph::bf16>(self, &shape, a, b)?,
             dt => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}"))),
         };
         ctx.set_output(0, out);
@@ -442,7 +444,7 @@ pub(crate) fn register_all_ops() {
             .input("a", ArgType::Attr("dtype"))
             .input("b", ArgType::Attr("dtype"))
             .output("output", ArgType::Attr("dtype"))
-            .type_attr("dtype", DType::FLOAT)
+            .type_attr("dtype", &[DType::F16, DType::BF16, DType::F32, DType::F64])
             .attr("distribution", AttrKind::Str, None)
             .attr("seed", AttrKind::Int, Some(AttrValue::Int(0)))
             .attr("seed2", AttrKind::Int, Some(AttrValue::Int(0)))

@@ -114,6 +114,38 @@ fn fill_variable<T: Copy, const G: usize>(
     }
 }
 
+/// The half types as TensorFlow samples them: a uniform from the low mantissa bits of one
+/// word (`Uint16ToHalf`, `Uint16ToGfloat16`), normals and truncated normals drawn in f32 (one
+/// word per value, truncation tested in f32) and rounded.
+macro_rules! half_sample {
+    ($($t:ty, $mant_bits:expr, $exp_one:expr;)*) => {$(
+        impl Sample for $t {
+            fn fill(gen: Philox, dist: Dist, out: &mut [$t]) {
+                match dist {
+                    Dist::Uniform => fill_fixed(gen, out, |b| {
+                        b.map(|x| {
+                            let man = (x & ((1 << $mant_bits) - 1)) as u16;
+                            <$t>::from_bits(($exp_one << $mant_bits) | man) - <$t>::ONE
+                        })
+                    }),
+                    _ => {
+                        let mut wide = vec![0.0f32; out.len()];
+                        f32::fill(gen, dist, &mut wide);
+                        for (o, w) in out.iter_mut().zip(wide) {
+                            *o = <$t>::from_f32(w);
+                        }
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+half_sample! {
+    weir_graph::f16, 10, 15;
+    weir_graph::bf16, 7, 127;
+}
+
 impl Sample for f32 {
     fn fill(gen: Philox, dist: Dist, out: &mut [f32]) {
         match dist {

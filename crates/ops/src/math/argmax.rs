@@ -129,7 +129,9 @@ impl Kernel for ArgKernel {
         let dt = t.dtype();
         let idx = weir_graph::match_real_dtype!(dt,
             T => arg::<T>(t.as_slice::<T>()?, outer, shape[axis], inner, self.max),
-            _ => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}"))));
+            _ => weir_graph::match_half_dtype!(dt,
+            T => arg::<T>(t.as_slice::<T>()?, outer, shape[axis], inner, self.max),
+            _ => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}")))));
         let out = if self.out_type == DType::I32 {
             Tensor::from_vec(&out_shape, idx.into_iter().map(|i| i as i32).collect())?
         } else {
@@ -154,7 +156,7 @@ pub(super) fn register() {
                 .input("input", ArgType::Attr("T"))
                 .input("dimension", ArgType::Attr("Tidx"))
                 .output("output", ArgType::Attr("output_type"))
-                .type_attr("T", DType::REAL_NUMBER)
+                .type_attr("T", super::arith_ext::REAL_AND_HALF)
                 .type_attr("Tidx", &[DType::I32, DType::I64])
                 .attr(
                     "output_type",

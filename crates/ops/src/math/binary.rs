@@ -1,6 +1,8 @@
 //! Elementwise binary arithmetic with numpy broadcasting: `AddV2`, `Add`, `Sub`, `Mul`,
 //! `RealDiv`, `Div`, `DivNoNan`, `TruncateDiv`, `FloorDiv`, `FloorMod`, `TruncateMod`, `Pow`,
-//! `Maximum`, `Minimum`, `SquaredDifference`.
+//! `Maximum`, `Minimum`, `SquaredDifference`, on the types of TensorFlow's CPU kernels: the real
+//! types, float16 and bfloat16 (see [`super::arith_ext`]) and, for the ops TensorFlow has them
+//! for, complex64 and complex128 ([`super::binary_complex`]).
 //!
 //! Semantics follow TensorFlow's CPU kernels: integers wrap on overflow, integer `Div`,
 //! `FloorDiv`, `FloorMod` and `TruncateMod` by zero fail with "Integer division by zero", integer
@@ -9,11 +11,12 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    bf16, f16, ArgType, DType, Error, HalfFloat, Kernel, Node, OpContext, OpDef, Output, Result,
-    Tensor, TensorType,
+    ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result, Tensor, TensorType,
 };
 
+use super::arith_ext::{ALL_NUMBERS, FLOAT_COMPLEX, REAL_AND_HALF};
 use super::bcast::{broadcast_shape_fn, broadcast_update, Bcast};
+use super::binary_complex;
 
 /// `tf.add(x, y)` (op `AddV2`; `Add` for strings, which concatenates), with broadcasting;
 /// integers wrap on overflow.
@@ -75,7 +78,7 @@ fn float_for_division(x: &Output, y: &Output) -> Result<Option<DType>> {
     match x.dtype() {
         DType::I8 | DType::I16 | DType::U8 | DType::U16 => Ok(Some(DType::F32)),
         DType::I32 | DType::I64 => Ok(Some(DType::F64)),
-        DType::F32 | DType::F64 => Ok(None),
+        DType::F32 | DType::F64 | DType::F16 | DType::BF16 | DType::C64 | DType::C128 => Ok(None),
         dt => Err(Error::invalid_argument(format!(
             "Invalid dtype {dt} in __truediv__"
         ))),
@@ -205,6 +208,8 @@ pub(crate) trait Arith: TensorType + Copy + PartialOrd + Default {
     fn div(a: Self, b: Self) -> Self;
     /// `FloorDiv`.
     fn floordiv(a: Self, b: Self) -> Self;
+    /// `TruncateDiv`: rounds toward zero.
+    fn truncdiv(a: Self, b: Self) -> Self;
     /// `FloorMod`.
     fn floormod(a: Self, b: Self) -> Self;
     /// `TruncateMod`.
@@ -245,6 +250,7 @@ macro_rules! int_arith {
                 #[allow(unused_comparisons)]
                 if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
             }
+            fn truncdiv(a: Self, b: Self) -> Self { a.wrapping_div(b) }
             fn truncmod(a: Self, b: Self) -> Self { a.wrapping_rem(b) }
             fn pow(a: Self, b: Self) -> Self {
                 // Exponentiation by squaring with wrapping, like TensorFlow's integer pow.
@@ -282,6 +288,7 @@ macro_rules! float_arith {
                 let r = a % b;
                 if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r }
             }
+            fn truncdiv(a: Self, b: Self) -> Self { (a / b).trunc() }
             fn truncmod(a: Self, b: Self) -> Self { a % b }
             fn pow(a: Self, b: Self) -> Self { a.powf(b) }
             fn add(a: Self, b: Self) -> Self { a + b }
@@ -300,45 +307,15 @@ macro_rules! float_arith {
 }
 float_arith!(f32, f64);
 
-/// The half types compute in float and round each result back, as `Eigen::half` and
-/// `Eigen::bfloat16` do.
-macro_rules! half_arith {
-    ($($t:ty),*) => {$(
-        impl Arith for $t {
-            fn div(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::div) }
-            fn floordiv(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::floordiv) }
-            fn floormod(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::floormod) }
-            fn truncmod(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::truncmod) }
-            fn pow(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::pow) }
-            fn add(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::add) }
-            fn sub(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::sub) }
-            fn mul(a: Self, b: Self) -> Self { via(a, b, <f32 as Arith>::mul) }
-            fn max(a: Self, b: Self) -> Self { if a > b || a.is_nan() { a } else { b } }
-            fn min(a: Self, b: Self) -> Self { if a < b || a.is_nan() { a } else { b } }
-            fn one() -> Self { <$t>::ONE }
-            fn lowest() -> Self { <$t>::NEG_INFINITY }
-            fn highest() -> Self { <$t>::INFINITY }
-            const INTEGER: bool = false;
-            fn is_negative(v: Self) -> bool { v.to_f32() < 0.0 }
-            fn div_count(v: Self, n: usize) -> Self { <$t>::from_f32(v.to_f32() / n as f32) }
-        }
-    )*};
-}
-half_arith!(f16, bf16);
-
-/// `f(a, b)` computed in float, rounded back to the half type `H`.
-fn via<H: HalfFloat>(a: H, b: H, f: impl Fn(f32, f32) -> f32) -> H {
-    H::from_f32(f(a.to_f32(), b.to_f32()))
-}
-
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum BinOp {
+pub(super) enum BinOp {
     Add,
     Sub,
     Mul,
     Div,
     DivNoNan,
     FloorDiv,
+    TruncDiv,
     FloorMod,
     TruncMod,
     Pow,
@@ -355,7 +332,7 @@ fn apply<T: Arith>(op: BinOp, x: Tensor, y: Tensor) -> Result<Tensor> {
     if T::INTEGER {
         let ys = y.as_slice::<T>()?;
         match op {
-            BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncMod
+            BinOp::Div | BinOp::FloorDiv | BinOp::TruncDiv | BinOp::FloorMod | BinOp::TruncMod
                 if ys.iter().any(|&v| v == T::default()) =>
             {
                 return Err(division_by_zero())
@@ -382,6 +359,7 @@ fn apply<T: Arith>(op: BinOp, x: Tensor, y: Tensor) -> Result<Tensor> {
             }
         }),
         BinOp::FloorDiv => broadcast_update(x, y, T::floordiv),
+        BinOp::TruncDiv => broadcast_update(x, y, T::truncdiv),
         BinOp::FloorMod => broadcast_update(x, y, T::floormod),
         BinOp::TruncMod => broadcast_update(x, y, T::truncmod),
         BinOp::Pow => broadcast_update(x, y, T::pow),
@@ -420,29 +398,32 @@ impl Kernel for BinaryKernel {
             concat_strings(&x, &y)?
         } else {
             weir_graph::match_real_dtype!(dt, T => apply::<T>(self.0, x, y)?,
-                _ => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}"))))
+                _ => weir_graph::match_half_dtype!(dt, T => apply::<T>(self.0, x, y)?,
+                _ => weir_graph::match_complex_dtype!(dt, T => binary_complex::apply::<T>(self.0, x, y)?,
+                _ => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}"))))))
         };
         ctx.set_output(0, out);
         Ok(())
     }
 }
 
+// The types of TensorFlow's CPU kernels for each op.
 const OPS: &[(&str, BinOp, &[DType])] = &[
-    ("AddV2", BinOp::Add, DType::REAL_NUMBER),
+    ("AddV2", BinOp::Add, ALL_NUMBERS),
     ("Add", BinOp::Add, ADD_TYPES),
-    ("Sub", BinOp::Sub, DType::REAL_NUMBER),
-    ("Mul", BinOp::Mul, DType::REAL_NUMBER),
-    ("RealDiv", BinOp::Div, DType::FLOAT),
-    ("Div", BinOp::Div, DType::REAL_NUMBER),
-    ("DivNoNan", BinOp::DivNoNan, DType::FLOAT),
-    ("TruncateDiv", BinOp::Div, DType::INTEGER),
-    ("FloorDiv", BinOp::FloorDiv, DType::REAL_NUMBER),
-    ("FloorMod", BinOp::FloorMod, DType::REAL_NUMBER),
+    ("Sub", BinOp::Sub, ALL_NUMBERS),
+    ("Mul", BinOp::Mul, ALL_NUMBERS),
+    ("RealDiv", BinOp::Div, FLOAT_COMPLEX),
+    ("Div", BinOp::Div, ALL_NUMBERS),
+    ("DivNoNan", BinOp::DivNoNan, FLOAT_COMPLEX),
+    ("TruncateDiv", BinOp::TruncDiv, REAL_AND_HALF),
+    ("FloorDiv", BinOp::FloorDiv, REAL_AND_HALF),
+    ("FloorMod", BinOp::FloorMod, REAL_AND_HALF),
     ("TruncateMod", BinOp::TruncMod, DType::REAL_NUMBER),
-    ("Pow", BinOp::Pow, DType::REAL_NUMBER),
-    ("Maximum", BinOp::Max, DType::REAL_NUMBER),
-    ("Minimum", BinOp::Min, DType::REAL_NUMBER),
-    ("SquaredDifference", BinOp::SqDiff, DType::REAL_NUMBER),
+    ("Pow", BinOp::Pow, ALL_NUMBERS),
+    ("Maximum", BinOp::Max, REAL_AND_HALF),
+    ("Minimum", BinOp::Min, REAL_AND_HALF),
+    ("SquaredDifference", BinOp::SqDiff, ALL_NUMBERS),
 ];
 
 const ADD_TYPES: &[DType] = &[
@@ -454,6 +435,10 @@ const ADD_TYPES: &[DType] = &[
     DType::I64,
     DType::U8,
     DType::U16,
+    DType::F16,
+    DType::BF16,
+    DType::C64,
+    DType::C128,
     DType::String,
 ];
 

@@ -12,7 +12,12 @@ use weir_graph::{
     Output, Result, Shape, Tensor, TensorType,
 };
 
+use num_traits::Float;
+use weir_graph::{bf16, f16, Complex, HalfFloat};
+
+use super::arith_ext::ComplexArith;
 use super::bcast::{broadcast_shape_fn, broadcast_update};
+use super::binary::Arith;
 
 fn binary(op: &str, x: Output, y: Output) -> Result<Output> {
     let g = crate::util::same_graph(&[&x, &y])?.clone();
@@ -211,6 +216,79 @@ macro_rules! int_mod {
 int_mod!(mod_i32, i32);
 int_mod!(mod_i64, i64);
 
+/// The half types: each function in float, rounded, then the product (or quotient) rounded
+/// again, as `Eigen::half` evaluates `x * log(y)`.
+fn apply_half<H: HalfFloat + Arith>(op: MoreOp, x: Tensor, y: Tensor) -> Result<Tensor> {
+    let zero = H::default();
+    let r = |v: f32| H::from_f32(v);
+    match op {
+        MoreOp::Atan2 => broadcast_update(x, y, |a: H, b: H| r(a.to_f32().atan2(b.to_f32()))),
+        MoreOp::Xlogy => broadcast_update(x, y, move |a: H, b: H| {
+            if a == zero {
+                zero
+            } else {
+                H::mul(a, r(b.to_f32().ln()))
+            }
+        }),
+        MoreOp::Xdivy => broadcast_update(
+            x,
+            y,
+            move |a: H, b: H| {
+                if a == zero {
+                    zero
+                } else {
+                    H::div(a, b)
+                }
+            },
+        ),
+        MoreOp::Xlog1py => broadcast_update(x, y, move |a: H, b: H| {
+            if a == zero {
+                zero
+            } else {
+                H::mul(a, r(b.to_f32().ln_1p()))
+            }
+        }),
+        MoreOp::MulNoNan => broadcast_update(
+            x,
+            y,
+            move |a: H, b: H| {
+                if b == zero {
+                    zero
+                } else {
+                    H::mul(a, b)
+                }
+            },
+        ),
+        op => Err(Error::internal(format!("{op:?} does not take half types"))),
+    }
+}
+
+/// The complex `MulNoNan` and `Xlogy` (`x * log(y)`, `log` being `std::log`:
+/// `(ln|y|, arg y)`).
+fn apply_complex<T: Float>(op: MoreOp, x: Tensor, y: Tensor) -> Result<Tensor>
+where
+    Complex<T>: TensorType + ComplexArith,
+{
+    let zero = <Complex<T>>::default();
+    match op {
+        MoreOp::MulNoNan => broadcast_update(x, y, move |a: Complex<T>, b: Complex<T>| {
+            if b == zero {
+                zero
+            } else {
+                <Complex<T>>::mul(a, b)
+            }
+        }),
+        MoreOp::Xlogy => broadcast_update(x, y, move |a: Complex<T>, b: Complex<T>| {
+            if a == zero {
+                zero
+            } else {
+                <Complex<T>>::mul(a, Complex::new(b.re.hypot(b.im).ln(), b.im.atan2(b.re)))
+            }
+        }),
+        op => Err(Error::internal(format!("{op:?} does not take complex"))),
+    }
+}
+
 struct MoreKernel(MoreOp);
 
 impl Kernel for MoreKernel {
@@ -221,6 +299,10 @@ impl Kernel for MoreKernel {
             DType::F64 => apply_float::<f64>(self.0, x, y)?,
             DType::I32 if self.0 == MoreOp::Mod => mod_i32(x, y)?,
             DType::I64 if self.0 == MoreOp::Mod => mod_i64(x, y)?,
+            DType::F16 => apply_half::<f16>(self.0, x, y)?,
+            DType::BF16 => apply_half::<bf16>(self.0, x, y)?,
+            DType::C64 => apply_complex::<f32>(self.0, x, y)?,
+            DType::C128 => apply_complex::<f64>(self.0, x, y)?,
             dt => return Err(Error::invalid_argument(format!("Unsupported dtype {dt}"))),
         };
         ctx.set_output(0, out);
@@ -230,12 +312,24 @@ impl Kernel for MoreKernel {
 
 const MOD_TYPES: &[DType] = &[DType::I32, DType::I64, DType::F32, DType::F64];
 
+const FLOAT_AND_HALF: &[DType] = &[DType::F32, DType::F64, DType::F16, DType::BF16];
+
+const FLOAT_HALF_COMPLEX: &[DType] = &[
+    DType::F32,
+    DType::F64,
+    DType::F16,
+    DType::BF16,
+    DType::C64,
+    DType::C128,
+];
+
+// TensorFlow's kernels also take complex for `Xdivy` and `Xlog1py`; weir does not yet.
 const OPS: &[(&str, MoreOp, &[DType])] = &[
-    ("Atan2", MoreOp::Atan2, DType::FLOAT),
-    ("Xlogy", MoreOp::Xlogy, DType::FLOAT),
-    ("Xdivy", MoreOp::Xdivy, DType::FLOAT),
-    ("Xlog1py", MoreOp::Xlog1py, DType::FLOAT),
-    ("MulNoNan", MoreOp::MulNoNan, DType::FLOAT),
+    ("Atan2", MoreOp::Atan2, FLOAT_AND_HALF),
+    ("Xlogy", MoreOp::Xlogy, FLOAT_HALF_COMPLEX),
+    ("Xdivy", MoreOp::Xdivy, FLOAT_AND_HALF),
+    ("Xlog1py", MoreOp::Xlog1py, FLOAT_AND_HALF),
+    ("MulNoNan", MoreOp::MulNoNan, FLOAT_HALF_COMPLEX),
     ("Mod", MoreOp::Mod, MOD_TYPES),
     ("NextAfter", MoreOp::NextAfter, DType::FLOAT),
 ];

@@ -1,15 +1,22 @@
 //! `Cast`: converts a tensor to another dtype (`tf.cast`).
 //!
-//! Every pair of numeric and bool dtypes converts, as TensorFlow's CPU kernel does with C++
-//! `static_cast`: integers wrap when narrowed (`int32 300 -> uint8 44`), floats truncate toward
-//! zero when made integers (`-1.7 -> -1`), `float64 -> float32` rounds to nearest (overflowing
-//! to infinity), anything non-zero (NaN included) is `true`, and `true` is 1. Strings convert
-//! only to strings; TensorFlow rejects the rest with Unimplemented.
+//! Every pair of numeric (half and complex included) and bool dtypes converts, as TensorFlow's
+//! CPU kernel does with C++ `static_cast` and Eigen's conversions: integers wrap when narrowed
+//! (`int32 300 -> uint8 44`), floats truncate toward zero when made integers (`-1.7 -> -1`),
+//! `float64 -> float32` rounds to nearest (overflowing to infinity), anything non-zero (NaN
+//! included) is `true`, and `true` is 1. The half types convert through float, as Eigen does:
+//! `float64 -> float16` rounds twice (to float, then to half), and float16/bfloat16 round to
+//! nearest even. A NaN becoming bfloat16 is the canonical quiet NaN of its sign (Eigen's scalar
+//! path; its vectorized float path also drops the sign). A complex becomes a real by dropping
+//! its imaginary part, and a bool from its real part alone (`1j` is false), as TensorFlow's
+//! functors do. Strings convert only to strings; TensorFlow rejects the rest with
+//! Unimplemented.
 //!
 //! One case differs by necessity: a float outside the target integer range (or NaN) is undefined
-//! behaviour in TensorFlow (it logs "The input tensor to Cast contains values out of range for
-//! the target type" and the result depends on the CPU); weir saturates to the target's min/max
-//! and maps NaN to 0, like `tf.saturate_cast` and Rust's `as`.
+//! behaviour in TensorFlow (the result depends on the CPU, and on whether Eigen's vectorized or
+//! scalar loop handled the element: `float32 300 -> int8` is 127 in one and 44 in the other);
+//! weir saturates to the target's min/max and maps NaN to 0, like `tf.saturate_cast` and Rust's
+//! `as`.
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
@@ -42,6 +49,23 @@ pub fn cast(x: impl Into<Output>, dtype: DType) -> Result<Output> {
         .output(0)
 }
 
+/// `x` rounded to bfloat16 as Eigen's scalar conversion does: to nearest even, and a NaN of
+/// either sign becomes the canonical quiet NaN of that sign (its payload dropped, where the
+/// `half` crate would keep the top payload bits).
+pub(crate) fn bf16_from_f32(x: f32) -> bf16 {
+    if x.is_nan() {
+        bf16::from_bits(if x.is_sign_negative() { 0xFFC0 } else { 0x7FC0 })
+    } else {
+        bf16::from_f32(x)
+    }
+}
+
+/// `x` widened to float as Eigen does, by shifting its bits: a signalling NaN stays
+/// signalling (the `half` crate would quiet it).
+pub(crate) fn bf16_to_f32(x: bf16) -> f32 {
+    f32::from_bits(u32::from(x.to_bits()) << 16)
+}
+
 /// `value as Self`, with TensorFlow's conversion rules between numeric and bool dtypes.
 pub(crate) trait CastTo<D>: Copy {
     fn cast(self) -> D;
@@ -64,13 +88,13 @@ macro_rules! numeric_casts {
             fn cast(self) -> f16 { f16::from_f32(self as f32) }
         }
         impl CastTo<bf16> for $src {
-            fn cast(self) -> bf16 { bf16::from_f32(self as f32) }
+            fn cast(self) -> bf16 { bf16_from_f32(self as f32) }
         }
         impl CastTo<$src> for f16 {
             fn cast(self) -> $src { self.to_f32() as $src }
         }
         impl CastTo<$src> for bf16 {
-            fn cast(self) -> $src { self.to_f32() as $src }
+            fn cast(self) -> $src { bf16_to_f32(self) as $src }
         }
         // A real becomes the real part; a complex loses its imaginary part.
         impl CastTo<Complex<f32>> for $src {
@@ -106,31 +130,33 @@ via_f32! {
     bool => bool: |v| v;
     f16 => f16: |v| v;
     bf16 => bf16: |v| v;
-    f16 => bf16: |v| bf16::from_f32(v.to_f32());
-    bf16 => f16: |v| f16::from_f32(v.to_f32());
+    f16 => bf16: |v| bf16_from_f32(v.to_f32());
+    bf16 => f16: |v| f16::from_f32(bf16_to_f32(v));
     bool => f16: |v| f16::from_f32(f32::from(u8::from(v)));
-    bool => bf16: |v| bf16::from_f32(f32::from(u8::from(v)));
+    bool => bf16: |v| bf16_from_f32(f32::from(u8::from(v)));
     f16 => bool: |v| v.to_f32() != 0.0;
-    bf16 => bool: |v| v.to_f32() != 0.0;
+    bf16 => bool: |v| bf16_to_f32(v) != 0.0;
     Complex<f32> => Complex<f32>: |v| v;
     Complex<f64> => Complex<f64>: |v| v;
     Complex<f32> => Complex<f64>: |v| Complex::new(f64::from(v.re), f64::from(v.im));
     Complex<f64> => Complex<f32>: |v| Complex::new(v.re as f32, v.im as f32);
     bool => Complex<f32>: |v| Complex::new(f32::from(u8::from(v)), 0.0);
     bool => Complex<f64>: |v| Complex::new(f64::from(u8::from(v)), 0.0);
-    Complex<f32> => bool: |v| v.re != 0.0 || v.im != 0.0;
-    Complex<f64> => bool: |v| v.re != 0.0 || v.im != 0.0;
+    // TensorFlow's complex-to-bool functor tests only the real part: `1j` is false.
+    Complex<f32> => bool: |v| v.re != 0.0;
+    Complex<f64> => bool: |v| v.re != 0.0;
     f16 => Complex<f32>: |v| Complex::new(v.to_f32(), 0.0);
     f16 => Complex<f64>: |v| Complex::new(v.to_f64(), 0.0);
-    bf16 => Complex<f32>: |v| Complex::new(v.to_f32(), 0.0);
-    bf16 => Complex<f64>: |v| Complex::new(v.to_f64(), 0.0);
+    bf16 => Complex<f32>: |v| Complex::new(bf16_to_f32(v), 0.0);
+    bf16 => Complex<f64>: |v| Complex::new(f64::from(bf16_to_f32(v)), 0.0);
     Complex<f32> => f16: |v| f16::from_f32(v.re);
     Complex<f64> => f16: |v| f16::from_f32(v.re as f32);
-    Complex<f32> => bf16: |v| bf16::from_f32(v.re);
-    Complex<f64> => bf16: |v| bf16::from_f32(v.re as f32);
+    Complex<f32> => bf16: |v| bf16_from_f32(v.re);
+    Complex<f64> => bf16: |v| bf16_from_f32(v.re as f32);
 }
 
-/// Runs `$body` with `$T` bound to the Rust type of a numeric (complex included) or bool dtype.
+/// Runs `$body` with `$T` bound to the Rust type of a numeric (half and complex included) or
+/// bool dtype.
 macro_rules! match_numbool_dtype {
     ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {
         match $dtype {
@@ -139,7 +165,8 @@ macro_rules! match_numbool_dtype {
                 $body
             }
             other => weir_graph::match_real_dtype!(other, $T => $body,
-                _ => weir_graph::match_complex_dtype!(other, $T => $body, _ => $other)),
+                _ => weir_graph::match_half_dtype!(other, $T => $body,
+                    _ => weir_graph::match_complex_dtype!(other, $T => $body, _ => $other))),
         }
     };
 }
@@ -292,6 +319,29 @@ mod tests {
             c::<f32>(Tensor::from(vec![16777217i64]), DType::F32),
             vec![16777216.0]
         );
+    }
+
+    #[test]
+    fn complex_to_bool_reads_the_real_part_only() {
+        let z = Tensor::from(vec![Complex::new(0.0f32, 1.0), Complex::new(2.0, 0.0)]);
+        assert_eq!(c::<bool>(z, DType::Bool), vec![false, true]);
+    }
+
+    #[test]
+    fn bfloat16_nans_are_canonical_and_keep_their_sign() {
+        let x = Tensor::from(vec![
+            f32::from_bits(0x7FA0_0000),
+            f32::from_bits(0xFFC1_2345),
+            1.0 + 1.0 / 256.0,
+        ]);
+        let bits: Vec<u16> = c::<bf16>(x, DType::BF16)
+            .iter()
+            .map(|b| b.to_bits())
+            .collect();
+        // The tie 1 + 2^-8 rounds to even (1.0).
+        assert_eq!(bits, vec![0x7FC0, 0xFFC0, 0x3F80]);
+        let back = c::<f32>(Tensor::from(vec![bf16::from_bits(0x7FA0)]), DType::F32);
+        assert_eq!(back[0].to_bits(), 0x7FA0_0000);
     }
 
     #[test]

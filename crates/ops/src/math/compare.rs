@@ -163,10 +163,10 @@ const ALL: &[DType] = DType::ALL_DATA;
 const OPS: &[(&str, CmpOp, &[DType])] = &[
     ("Equal", CmpOp::Eq, ALL),
     ("NotEqual", CmpOp::Ne, ALL),
-    ("Less", CmpOp::Lt, DType::REAL_NUMBER),
-    ("LessEqual", CmpOp::Le, DType::REAL_NUMBER),
-    ("Greater", CmpOp::Gt, DType::REAL_NUMBER),
-    ("GreaterEqual", CmpOp::Ge, DType::REAL_NUMBER),
+    ("Less", CmpOp::Lt, super::arith_ext::REAL_AND_HALF),
+    ("LessEqual", CmpOp::Le, super::arith_ext::REAL_AND_HALF),
+    ("Greater", CmpOp::Gt, super::arith_ext::REAL_AND_HALF),
+    ("GreaterEqual", CmpOp::Ge, super::arith_ext::REAL_AND_HALF),
     ("LogicalAnd", CmpOp::And, &[]),
     ("LogicalOr", CmpOp::Or, &[]),
 ];

@@ -1,7 +1,8 @@
 //! `MatMul` (2-D, optional transposes) and `BatchMatMulV2` (stacks of matrices whose batch
 //! dims broadcast), on ndarray's optimized `dot` (matrixmultiply) for floats, the kernels of
 //! `matmul_narrow` for f32 products with at most 16 columns, `matmul_sparse` for f32 products
-//! whose left operand is mostly zeros, and a wrapping row-major loop for integers.
+//! whose left operand is mostly zeros, and a wrapping row-major loop for integers; half and
+//! complex products are in [`super::matmul_wide`].
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, Ix2, LinalgScalar};
@@ -15,6 +16,7 @@ use super::bcast::{broadcast_shapes, broadcast_static};
 use super::binary::Arith;
 use super::matmul_narrow;
 use super::matmul_sparse;
+use super::matmul_wide::{wide_product, BATCH_MATMUL_TYPES, MATMUL_TYPES};
 
 /// `tf.matmul(a, b)`: `MatMul` for matrices, `BatchMatMulV2` when either input has rank above 2
 /// (or unknown rank), whose leading dims broadcast.
@@ -158,8 +160,14 @@ fn int_gemm<T: Arith>(a: ArrayView2<'_, T>, b: ArrayView2<'_, T>, c: &mut ArrayV
 
 /// The product kernel for one element type: matrixmultiply for floats, the wrapping loop for
 /// integers.
-trait Gemm: TensorType + Copy {
+pub(super) trait Gemm: TensorType + Copy {
     fn gemm(a: ArrayView2<'_, Self>, b: ArrayView2<'_, Self>, c: &mut ArrayViewMut2<'_, Self>);
+    /// The complex conjugate (the identity for real types), for adjoints.
+    fn conj(x: Self) -> Self {
+        x
+    }
+    /// Whether [`Gemm::conj`] changes values.
+    const COMPLEX: bool = false;
 }
 
 macro_rules! float_gemm {
@@ -270,7 +278,16 @@ fn not_matrix(shape: &[usize]) -> Error {
 }
 
 /// Batched product: each output matrix from the (broadcast) batch entries of `a` and `b`.
-fn batch_product<T: Gemm>(adj_a: bool, adj_b: bool, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+///
+/// `adj_a`/`adj_b` transpose, and conjugate too when `conjugate` (`BatchMatMulV2`'s adjoints;
+/// `MatMul`'s transposes do not conjugate).
+pub(super) fn batch_product<T: Gemm>(
+    adj_a: bool,
+    adj_b: bool,
+    conjugate: bool,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
     for (i, s) in [(0, sa), (1, sb)] {
         if s.len() < 2 {
@@ -323,6 +340,22 @@ fn batch_product<T: Gemm>(adj_a: bool, adj_b: bool, a: &Tensor, b: &Tensor) -> R
             .map_err(|e| Error::internal(e.to_string()))?;
         let am = if adj_a { am.reversed_axes() } else { am };
         let bm = if adj_b { bm.reversed_axes() } else { bm };
+        let (ca, cb);
+        let (am, bm) = if conjugate && T::COMPLEX {
+            ca = if adj_a {
+                am.mapv(T::conj)
+            } else {
+                am.to_owned()
+            };
+            cb = if adj_b {
+                bm.mapv(T::conj)
+            } else {
+                bm.to_owned()
+            };
+            (ca.view(), cb.view())
+        } else {
+            (am, bm)
+        };
         let mut cm =
             ArrayViewMut2::from_shape((m, n), chunk).map_err(|e| Error::internal(e.to_string()))?;
         T::gemm(am, bm, &mut cm);
@@ -350,14 +383,17 @@ impl Kernel for MatMulKernel {
             && matches!(dt, DType::F32 | DType::F64 | DType::I32 | DType::I64);
         let out = if self.batched && !plain_2d {
             match dt {
-                DType::F32 => batch_product::<f32>(ta, tb, a, b)?,
-                DType::F64 => batch_product::<f64>(ta, tb, a, b)?,
-                DType::I8 => batch_product::<i8>(ta, tb, a, b)?,
-                DType::I16 => batch_product::<i16>(ta, tb, a, b)?,
-                DType::I32 => batch_product::<i32>(ta, tb, a, b)?,
-                DType::I64 => batch_product::<i64>(ta, tb, a, b)?,
-                DType::U8 => batch_product::<u8>(ta, tb, a, b)?,
-                DType::U16 => batch_product::<u16>(ta, tb, a, b)?,
+                DType::F32 => batch_product::<f32>(ta, tb, true, a, b)?,
+                DType::F64 => batch_product::<f64>(ta, tb, true, a, b)?,
+                DType::I8 => batch_product::<i8>(ta, tb, true, a, b)?,
+                DType::I16 => batch_product::<i16>(ta, tb, true, a, b)?,
+                DType::I32 => batch_product::<i32>(ta, tb, true, a, b)?,
+                DType::I64 => batch_product::<i64>(ta, tb, true, a, b)?,
+                DType::U8 => batch_product::<u8>(ta, tb, true, a, b)?,
+                DType::U16 => batch_product::<u16>(ta, tb, true, a, b)?,
+                dt @ (DType::F16 | DType::BF16 | DType::C64 | DType::C128) => {
+                    wide_product(dt, ta, tb, true, a, b)?
+                }
                 dt => {
                     return Err(Error::invalid_argument(format!(
                         "BatchMatMulV2 does not support {dt}"
@@ -370,6 +406,9 @@ impl Kernel for MatMulKernel {
                 DType::F64 => product2::<f64>(ta, tb, a, b)?,
                 DType::I32 => product2::<i32>(ta, tb, a, b)?,
                 DType::I64 => product2::<i64>(ta, tb, a, b)?,
+                dt @ (DType::F16 | DType::BF16 | DType::C64 | DType::C128) if a.rank() == 2 => {
+                    wide_product(dt, ta, tb, false, a, b)?
+                }
                 dt => {
                     return Err(Error::invalid_argument(format!(
                         "MatMul does not support {dt}"
@@ -419,7 +458,7 @@ pub(super) fn register() {
             .input("a", ArgType::Attr("T"))
             .input("b", ArgType::Attr("T"))
             .output("product", ArgType::Attr("T"))
-            .type_attr("T", &[DType::F32, DType::F64, DType::I32, DType::I64])
+            .type_attr("T", MATMUL_TYPES)
             .attr("transpose_a", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .attr("transpose_b", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .shape_fn(matmul_shape_fn),
@@ -430,7 +469,7 @@ pub(super) fn register() {
             .input("x", ArgType::Attr("T"))
             .input("y", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", DType::REAL_NUMBER)
+            .type_attr("T", BATCH_MATMUL_TYPES)
             .attr("adj_x", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .attr("adj_y", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .shape_fn(batch_shape_fn),
@@ -441,6 +480,7 @@ pub(super) fn register() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use weir_graph::Complex;
 
     #[test]
     fn work_estimates_follow_the_transposes_and_batches() {
@@ -498,15 +538,31 @@ mod tests {
         // Batch [2,2,3] x broadcast [3,1] (rank 2 operand broadcasts over the batch).
         let x = Tensor::from_vec(&[2, 2, 3], (1..=12).map(|v| v as f64).collect()).unwrap();
         let y = Tensor::from_vec(&[3, 1], vec![1.0f64, 1., 1.]).unwrap();
-        let c = batch_product::<f64>(false, false, &x, &y).unwrap();
+        let c = batch_product::<f64>(false, false, true, &x, &y).unwrap();
         assert_eq!(c.shape(), &[2, 2, 1]);
         assert_eq!(c.to_vec::<f64>().unwrap(), vec![6., 15., 24., 33.]);
         let yi = Tensor::from_vec(&[1, 3, 1], vec![1i64, 0, 2]).unwrap();
         let xi = Tensor::from_vec(&[2, 2, 3], (1..=12).collect::<Vec<i64>>()).unwrap();
-        let c = batch_product::<i64>(false, false, &xi, &yi).unwrap();
+        let c = batch_product::<i64>(false, false, true, &xi, &yi).unwrap();
         assert_eq!(c.to_vec::<i64>().unwrap(), vec![7, 16, 25, 34]);
         let bad = Tensor::from_vec(&[3, 2, 3], vec![0.0f64; 18]).unwrap();
-        assert!(batch_product::<f64>(false, true, &x, &bad).is_err());
+        assert!(batch_product::<f64>(false, true, true, &x, &bad).is_err());
+    }
+
+    #[test]
+    fn complex_adjoints_conjugate_and_transposes_do_not() {
+        // [1+i] . [1+i]: adjoint gives |1+i|^2 = 2, transpose (1+i)^2 = 2i.
+        let a = Tensor::from_vec(&[1, 1], vec![Complex::new(1.0f32, 1.0)]).unwrap();
+        let adj = batch_product::<Complex<f32>>(true, false, true, &a, &a).unwrap();
+        assert_eq!(
+            adj.to_vec::<Complex<f32>>().unwrap(),
+            [Complex::new(2.0, 0.0)]
+        );
+        let tr = batch_product::<Complex<f32>>(true, false, false, &a, &a).unwrap();
+        assert_eq!(
+            tr.to_vec::<Complex<f32>>().unwrap(),
+            [Complex::new(0.0, 2.0)]
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
-//! `AddN`, `Range`, and the composite `clip_by_value`, plus [`Operand`], which lets builders
-//! take Rust numbers where TensorFlow's Python layer takes them.
+//! `AddN` (real, half and complex), `Range`, and the composite `clip_by_value`, plus
+//! [`Operand`], which lets builders take Rust numbers where TensorFlow's Python layer takes
+//! them.
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, scalar_of, ArgType, DType, Error, Graph, InferenceContext, Kernel, OpContext,
-    OpDef, Output, Result, Shape, Tensor, TensorType,
+    bf16, f16, format_dims, scalar_of, ArgType, Complex, DType, Error, Graph, InferenceContext,
+    Kernel, OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
 };
 
 use super::bcast::{is_unique, Bcast};
@@ -232,17 +233,51 @@ impl Kernel for RangeKernel {
     }
 }
 
-fn add_all<T: Arith>(mut inputs: Vec<Tensor>) -> Result<Tensor> {
-    let shape = inputs[0].shape().to_vec();
+/// TensorFlow's error unless every input has the shape of the first.
+fn check_same_shapes(inputs: &[Tensor]) -> Result<()> {
+    let shape = inputs[0].shape();
     for (i, t) in inputs.iter().enumerate().skip(1) {
-        if t.shape() != shape.as_slice() {
+        if t.shape() != shape {
             return Err(Error::invalid_argument(format!(
                 "Inputs to operation AddN of type AddN must have the same size and shape.  Input 0: {} != input {i}: {}",
-                format_dims(&shape),
+                format_dims(shape),
                 format_dims(t.shape())
             )));
         }
     }
+    Ok(())
+}
+
+/// The sum `((in0 + in1) + in2) + ...` in TensorFlow's order, which decides the rounding of the
+/// half types (each addition rounds) and of complex sums: into `in0` when no one else holds it.
+fn add_in_order<T: TensorType + Copy>(
+    mut inputs: Vec<Tensor>,
+    add: impl Fn(T, T) -> T,
+) -> Result<Tensor> {
+    check_same_shapes(&inputs)?;
+    let first = inputs.remove(0);
+    let mut acc = if is_unique::<T>(&first) || inputs.is_empty() {
+        first
+    } else {
+        let second = inputs.remove(0);
+        let (a, b) = (first.as_slice::<T>()?, second.as_slice::<T>()?);
+        Tensor::from_vec(
+            first.shape(),
+            a.iter().zip(b).map(|(&p, &q)| add(p, q)).collect(),
+        )?
+    };
+    let out = acc.as_slice_mut::<T>()?;
+    for t in &inputs {
+        for (o, &v) in out.iter_mut().zip(t.as_slice::<T>()?) {
+            *o = add(*o, v);
+        }
+    }
+    Ok(acc)
+}
+
+fn add_all<T: Arith>(mut inputs: Vec<Tensor>) -> Result<Tensor> {
+    check_same_shapes(&inputs)?;
+    let shape = inputs[0].shape().to_vec();
     if inputs.len() == 1 {
         return Ok(inputs.remove(0));
     }
@@ -273,8 +308,14 @@ impl Kernel for AddNKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let inputs: Vec<Tensor> = (0..ctx.num_inputs()).map(|i| ctx.take_input(i)).collect();
         let dt = inputs[0].dtype();
-        let out = weir_graph::match_real_dtype!(dt, T => add_all::<T>(inputs)?,
-            _ => return Err(Error::invalid_argument(format!("AddN does not support {dt}"))));
+        let out = match dt {
+            DType::F16 => add_in_order(inputs, <f16 as Arith>::add)?,
+            DType::BF16 => add_in_order(inputs, <bf16 as Arith>::add)?,
+            DType::C64 => add_in_order(inputs, |a: Complex<f32>, b| a + b)?,
+            DType::C128 => add_in_order(inputs, |a: Complex<f64>, b| a + b)?,
+            _ => weir_graph::match_real_dtype!(dt, T => add_all::<T>(inputs)?,
+                _ => return Err(Error::invalid_argument(format!("AddN does not support {dt}")))),
+        };
         ctx.set_output(0, out);
         Ok(())
     }
@@ -295,6 +336,24 @@ fn add_n_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `AddN`'s number types: every real one, the half and the complex types.
+const ADD_N_TYPES: &[DType] = &[
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::U8,
+    DType::I16,
+    DType::I8,
+    DType::C64,
+    DType::I64,
+    DType::BF16,
+    DType::U16,
+    DType::C128,
+    DType::F16,
+    DType::U32,
+    DType::U64,
+];
+
 pub(super) fn register() {
     register_op(
         OpDef::new("AddN")
@@ -307,7 +366,7 @@ pub(super) fn register() {
             )
             .output("sum", ArgType::Attr("T"))
             .int_attr_min("N", 1)
-            .type_attr("T", DType::REAL_NUMBER)
+            .type_attr("T", ADD_N_TYPES)
             .shape_fn(add_n_shape_fn),
     );
     register_kernel("AddN", |_| Ok(Box::new(AddNKernel)));

@@ -7,8 +7,10 @@
 //! input's buffer when the session hands them the only reference to it.
 
 mod argmax;
+mod arith_ext;
 mod bcast;
 mod binary;
+mod binary_complex;
 mod binary_more;
 pub(crate) mod cast;
 mod clip;
@@ -18,8 +20,10 @@ mod incomplete;
 mod matmul;
 mod matmul_narrow;
 mod matmul_sparse;
+mod matmul_wide;
 mod misc;
 mod reduce;
+mod reduce_eigen;
 mod reduce_engine;
 mod scan;
 mod segment;

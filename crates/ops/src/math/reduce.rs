@@ -12,6 +12,7 @@ use weir_graph::{
 };
 
 use super::binary::Arith;
+use super::reduce_eigen::{reduce_bf16, reduce_complex, reduce_f16, Arithmetic};
 use super::reduce_engine::{Fold, Plan};
 use crate::array::shape_util::{const_i64s, index_const, to_i64s};
 
@@ -306,6 +307,30 @@ fn numeric<T: Arith>(op: RedOp, x: &Tensor, plan: &Plan) -> Result<Vec<T>> {
     })
 }
 
+/// Reductions of the half and complex types, in TensorFlow's order of combination.
+fn reduce_wide(op: RedOp, x: &Tensor, plan: &Plan, out_shape: &[usize]) -> Result<Tensor> {
+    let dt = x.dtype();
+    let arith = match op {
+        RedOp::Sum => Arithmetic::Sum,
+        RedOp::Mean => Arithmetic::Mean,
+        RedOp::Prod => Arithmetic::Prod,
+        // Exact in any order.
+        RedOp::Max | RedOp::Min => {
+            return weir_graph::match_half_dtype!(dt,
+                T => Tensor::from_vec(out_shape, numeric::<T>(op, x, plan)?),
+                _ => Err(Error::invalid_argument(format!("Cannot reduce {dt} tensors"))))
+        }
+        RedOp::Any | RedOp::All => return Err(Error::internal("bool reduction on numbers")),
+    };
+    match dt {
+        DType::F16 => Tensor::from_vec(out_shape, reduce_f16(arith, x.as_slice()?, plan)),
+        DType::BF16 => Tensor::from_vec(out_shape, reduce_bf16(arith, x.as_slice()?, plan)),
+        _ => weir_graph::match_complex_dtype!(dt,
+            T => Tensor::from_vec(out_shape, reduce_complex::<T>(arith, x.as_slice()?, plan)),
+            _ => Err(Error::invalid_argument(format!("Cannot reduce {dt} tensors")))),
+    }
+}
+
 struct ReduceKernel {
     op: RedOp,
     keep_dims: bool,
@@ -360,7 +385,7 @@ impl Kernel for ReduceKernel {
                 }
                 op => weir_graph::match_real_dtype!(dt,
                     T => Tensor::from_vec(&out_shape, numeric::<T>(op, &x, &plan)?)?,
-                    _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} tensors")))),
+                    _ => reduce_wide(op, &x, &plan, &out_shape)?),
             }
         };
         ctx.set_output(0, out);
@@ -397,9 +422,14 @@ pub(super) fn register() {
             def.input("input", ArgType::Fixed(DType::Bool))
                 .output("output", ArgType::Fixed(DType::Bool))
         } else {
+            let types = if matches!(op, RedOp::Max | RedOp::Min) {
+                super::arith_ext::REAL_AND_HALF
+            } else {
+                super::arith_ext::ALL_NUMBERS
+            };
             def.input("input", ArgType::Attr("T"))
                 .output("output", ArgType::Attr("T"))
-                .type_attr("T", DType::REAL_NUMBER)
+                .type_attr("T", types)
         };
         register_op(
             def.input("reduction_indices", ArgType::Attr("Tidx"))

@@ -108,6 +108,11 @@ impl Plan {
         }
     }
 
+    /// The merged dims, outermost first, and whether each is reduced.
+    pub fn runs(&self) -> (&[usize], &[bool]) {
+        (&self.dims, &self.reduced)
+    }
+
     /// Whether nothing is actually folded: every reduced dim has size 1, so the output is the
     /// input reshaped.
     pub fn is_identity(&self) -> bool {

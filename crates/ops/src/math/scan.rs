@@ -7,6 +7,7 @@ use weir_graph::{
     Output, Result, Tensor,
 };
 
+use super::arith_ext::ComplexArith;
 use super::bcast::is_unique;
 use super::binary::Arith;
 use crate::array::shape_util::scalar_i64;
@@ -165,6 +166,27 @@ fn run<T: Arith>(k: &ScanKernel, x: Tensor, n: usize, inner: usize) -> Result<Te
     Ok(x)
 }
 
+/// [`run`] for complex `T`.
+fn run_complex<T: ComplexArith>(
+    k: &ScanKernel,
+    x: Tensor,
+    n: usize,
+    inner: usize,
+) -> Result<Tensor> {
+    let mut x = if is_unique::<T>(&x) {
+        x
+    } else {
+        Tensor::from_vec(x.shape(), x.to_vec::<T>()?)?
+    };
+    let data = x.as_slice_mut::<T>()?;
+    if k.prod {
+        scan(data, n, inner, T::one(), T::mul, k.exclusive, k.reverse);
+    } else {
+        scan(data, n, inner, T::default(), T::add, k.exclusive, k.reverse);
+    }
+    Ok(x)
+}
+
 impl Kernel for ScanKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
@@ -173,8 +195,11 @@ impl Kernel for ScanKernel {
         let n = shape[axis];
         let inner: usize = shape[axis + 1..].iter().product();
         let dt = x.dtype();
+        // Halves accumulate in the half type, rounding at each step, as Eigen's scan does.
         let out = weir_graph::match_real_dtype!(dt, T => run::<T>(self, x, n, inner)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot scan {dt} tensors"))));
+            _ => weir_graph::match_half_dtype!(dt, T => run::<T>(self, x, n, inner)?,
+            _ => weir_graph::match_complex_dtype!(dt, T => run_complex::<T>(self, x, n, inner)?,
+            _ => return Err(Error::invalid_argument(format!("Cannot scan {dt} tensors"))))));
         ctx.set_output(0, out);
         Ok(())
     }
@@ -204,7 +229,7 @@ pub(super) fn register() {
                 .input("x", ArgType::Attr("T"))
                 .input("axis", ArgType::Attr("Tidx"))
                 .output("out", ArgType::Attr("T"))
-                .type_attr("T", DType::REAL_NUMBER)
+                .type_attr("T", super::arith_ext::ALL_NUMBERS)
                 .type_attr("Tidx", &[DType::I32, DType::I64])
                 .attr("exclusive", AttrKind::Bool, Some(AttrValue::Bool(false)))
                 .attr("reverse", AttrKind::Bool, Some(AttrValue::Bool(false)))

@@ -5,10 +5,12 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result, Shape,
-    Tensor,
+    Tensor, TensorType,
 };
 
+use super::arith_ext::ComplexArith;
 use super::binary::Arith;
+use super::reduce_eigen::columns;
 use super::unsorted_segment::{row_of, segment_ids, shape_fn, validate};
 
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`: `out[s] = sum of data[i]`
@@ -31,7 +33,12 @@ pub fn unsorted_segment_sum(
 /// TensorFlow's `UnsortedSegmentSum` kernel: ids of any shape that starts `data`'s, negative
 /// ids dropped, one past the segments InvalidArgument (the checks the other unsorted
 /// reductions make, shared with them).
-fn unsorted_sum<T: Arith>(data: &Tensor, ids: &Tensor, num: &Tensor) -> Result<Tensor> {
+fn unsorted_sum<T: TensorType + Copy + Default>(
+    data: &Tensor,
+    ids: &Tensor,
+    num: &Tensor,
+    add: impl Fn(T, T) -> T,
+) -> Result<Tensor> {
     let (n, out_shape) = validate(data, ids, num)?;
     let seg = segment_ids(ids)?;
     let d = data.as_slice::<T>()?;
@@ -49,7 +56,7 @@ fn unsorted_sum<T: Arith>(data: &Tensor, ids: &Tensor, num: &Tensor) -> Result<T
         };
         let dst = &mut out[r * inner..(r + 1) * inner];
         for (o, &v) in dst.iter_mut().zip(&d[k * inner..(k + 1) * inner]) {
-            *o = T::add(*o, v);
+            *o = add(*o, v);
         }
     }
     Tensor::from_vec(&out_shape, out)
@@ -60,8 +67,12 @@ struct SegmentSumKernel;
 impl Kernel for SegmentSumKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (data, ids, num) = (ctx.input(0), ctx.input(1), ctx.input(2));
-        let out = weir_graph::match_real_dtype!(data.dtype(), T => unsorted_sum::<T>(data, ids, num)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot sum {} segments", data.dtype()))));
+        let dt = data.dtype();
+        let out = weir_graph::match_real_dtype!(dt, T => unsorted_sum::<T>(data, ids, num, T::add)?,
+            _ => weir_graph::match_half_dtype!(dt, T => unsorted_sum::<T>(data, ids, num, T::add)?,
+            _ => weir_graph::match_complex_dtype!(dt,
+                T => unsorted_sum::<T>(data, ids, num, <T as ComplexArith>::add)?,
+            _ => return Err(Error::invalid_argument(format!("Cannot sum {dt} segments"))))));
         ctx.set_output(0, out);
         Ok(())
     }
@@ -126,6 +137,19 @@ pub fn segment_prod(data: impl Into<Output>, segment_ids: impl Into<Output>) -> 
 
 fn reduce_rows<T: Arith>(red: Reducer, rows: &[T], inner: usize, dst: &mut [T]) {
     let n = rows.len().checked_div(inner).unwrap_or(0);
+    // TensorFlow reduces a segment's rows with Eigen, whose order shows in the half types'
+    // sums and products (packets of 8 outputs, four accumulators down each column).
+    if matches!(T::DTYPE, DType::F16 | DType::BF16) && n > 1 {
+        let v = match red {
+            Reducer::Sum => Some(columns(rows, 1, n, inner, 8, T::default(), &T::add)),
+            Reducer::Prod => Some(columns(rows, 1, n, inner, 8, T::one(), &T::mul)),
+            _ => None,
+        };
+        if let Some(v) = v {
+            dst.copy_from_slice(&v);
+            return;
+        }
+    }
     dst.copy_from_slice(&rows[..inner]);
     for r in 1..n {
         let src = &rows[r * inner..(r + 1) * inner];
@@ -222,7 +246,8 @@ impl Kernel for SortedKernel {
         let seg = segment_ids(it)?;
         let dt = data.dtype();
         let out = weir_graph::match_real_dtype!(dt, T => sorted_reduce::<T>(self.0, data, &seg)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} segments"))));
+            _ => weir_graph::match_half_dtype!(dt, T => sorted_reduce::<T>(self.0, data, &seg)?,
+            _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} segments")))));
         ctx.set_output(0, out);
         Ok(())
     }
@@ -263,7 +288,7 @@ pub(super) fn register() {
             .input("segment_ids", ArgType::Attr("Tindices"))
             .input("num_segments", ArgType::Attr("Tnumsegments"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", DType::REAL_NUMBER)
+            .type_attr("T", super::arith_ext::ALL_NUMBERS)
             .type_attr("Tindices", &[DType::I32, DType::I64])
             .type_attr("Tnumsegments", &[DType::I32, DType::I64])
             .shape_fn(shape_fn),
@@ -275,7 +300,7 @@ pub(super) fn register() {
                 .input("data", ArgType::Attr("T"))
                 .input("segment_ids", ArgType::Attr("Tindices"))
                 .output("output", ArgType::Attr("T"))
-                .type_attr("T", DType::REAL_NUMBER)
+                .type_attr("T", super::arith_ext::REAL_AND_HALF)
                 .type_attr("Tindices", &[DType::I32, DType::I64])
                 .shape_fn(sorted_shape_fn),
         );

@@ -4,13 +4,19 @@
 //!
 //! Each kernel takes its input and, when no one else holds the buffer, writes the result into
 //! it; integers wrap (`neg(INT_MIN) == INT_MIN`), `Round` rounds half to even like TensorFlow.
+//! float16 and bfloat16 are computed as Eigen computes them, in float32 and rounded once;
+//! complex inputs by [`complex`].
+
+pub(super) mod complex;
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef, Output, Result, Tensor,
+    bf16, f16, ArgType, DType, Error, HalfFloat, InferenceContext, Kernel, Node, OpContext, OpDef,
+    Output, Result, Tensor,
 };
 
 use super::bcast::{unary_map, unary_update};
+use complex::CFn;
 
 /// One `op` node on `x`: the builder of every elementwise unary op.
 pub(super) fn unary(op: &str, x: Output) -> Result<Output> {
@@ -182,7 +188,138 @@ macro_rules! unsigned_ops {
         }
     )*};
 }
-unsigned_ops!(u8, u16);
+unsigned_ops!(u8, u16, u32, u64);
+
+/// `v` with a float32 subnormal replaced by a zero of its sign: TensorFlow runs its CPU kernels
+/// with denormals flushed (DAZ and FTZ), which bfloat16, sharing float32's exponent range,
+/// shows on both its inputs and its results.
+fn flush(v: f32) -> f32 {
+    if v.is_subnormal() {
+        0.0f32.copysign(v)
+    } else {
+        v
+    }
+}
+
+/// `f` on every element of a float16 or bfloat16 tensor as Eigen's half types compute it:
+/// widened to float32, computed once, rounded back to nearest even; with `daz`, float32
+/// denormals are flushed to zero before and after `f`, as they are in TensorFlow's float32
+/// arithmetic (but not in the C library's functions, which work on the bits).
+fn widen<H: HalfFloat>(x: Tensor, daz: bool, f: impl Fn(f32) -> f32) -> Result<Tensor> {
+    if daz {
+        unary_update(x, |v: H| H::from_f32(flush(f(flush(v.to_f32())))))
+    } else {
+        unary_update(x, |v: H| H::from_f32(f(v.to_f32())))
+    }
+}
+
+/// [`widen`] for whichever half type `x` holds, with denormals flushed.
+pub(super) fn half_update(x: Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
+    half_update_daz(x, true, f)
+}
+
+/// [`widen`] for whichever half type `x` holds.
+pub(super) fn half_update_daz(x: Tensor, daz: bool, f: impl Fn(f32) -> f32) -> Result<Tensor> {
+    match x.dtype() {
+        DType::F16 => widen::<f16>(x, daz, f),
+        DType::BF16 => widen::<bf16>(x, daz, f),
+        dt => Err(Error::internal(format!("half kernel for {dt}"))),
+    }
+}
+
+/// Eigen's `sign` of a half value: +-1, or for a zero (a flushed denormal too) or NaN the
+/// value with its sign bit cleared, untouched otherwise.
+fn half_sign<H: HalfFloat>(
+    x: Tensor,
+    bits: fn(H) -> u16,
+    from_bits: fn(u16) -> H,
+) -> Result<Tensor> {
+    unary_update(x, |v: H| {
+        let f = flush(v.to_f32());
+        if f > 0.0 {
+            H::from_f32(1.0)
+        } else if f < 0.0 {
+            H::from_f32(-1.0)
+        } else {
+            from_bits(bits(v) & 0x7fff)
+        }
+    })
+}
+
+/// Eigen's generic `logistic`, which the half types take: `e / (1 + e)` for `e = exp(x)`, each
+/// of the three operations rounded to the half type (1 where `e` overflows).
+fn half_sigmoid<H: HalfFloat>(x: Tensor) -> Result<Tensor> {
+    let round = |v: f32| H::from_f32(flush(v)).to_f32();
+    unary_update(x, |v: H| {
+        let e = round(flush(v.to_f32()).exp());
+        if e.is_infinite() {
+            H::from_f32(1.0)
+        } else {
+            H::from_f32(flush(e / round(1.0 + e)))
+        }
+    })
+}
+
+/// A predicate on the float32 value of every half element.
+fn half_test(x: &Tensor, f: impl Fn(f32) -> bool) -> Result<Tensor> {
+    match x.dtype() {
+        DType::F16 => unary_map(x, |v: f16| f(v.to_f32())),
+        _ => unary_map(x, |v: bf16| f(v.to_f32())),
+    }
+}
+
+/// The half-type kernels: the float32 formulas of [`FloatOps`], each result rounded once.
+fn half_apply(op: UnOp, x: Tensor) -> Result<Tensor> {
+    match op {
+        // Sign-bit operations: denormals keep their value.
+        UnOp::Neg => half_update_daz(x, false, |v| -v),
+        UnOp::Abs => half_update_daz(x, false, f32::abs),
+        UnOp::Sign => match x.dtype() {
+            DType::F16 => half_sign::<f16>(x, f16::to_bits, f16::from_bits),
+            _ => half_sign::<bf16>(x, bf16::to_bits, bf16::from_bits),
+        },
+        UnOp::Square => half_update(x, |v| v * v),
+        UnOp::Sqrt => half_update(x, f32::sqrt),
+        UnOp::Rsqrt => half_update(x, |v| 1.0 / v.sqrt()),
+        UnOp::Exp => half_update(x, f32::exp),
+        UnOp::Log => half_update(x, f32::ln),
+        UnOp::Log1p => half_update(x, f32::ln_1p),
+        UnOp::Sin => half_update(x, f32::sin),
+        UnOp::Cos => half_update(x, f32::cos),
+        UnOp::Tanh => half_update(x, f32::tanh),
+        UnOp::Sigmoid => match x.dtype() {
+            DType::F16 => half_sigmoid::<f16>(x),
+            _ => half_sigmoid::<bf16>(x),
+        },
+        UnOp::Floor => half_update(x, f32::floor),
+        UnOp::Ceil => half_update(x, f32::ceil),
+        UnOp::Round => half_update(x, f32::round_ties_even),
+        UnOp::Reciprocal => half_update(x, |v| 1.0 / v),
+        UnOp::IsNan => half_test(&x, f32::is_nan),
+        UnOp::IsInf => half_test(&x, f32::is_infinite),
+        UnOp::IsFinite => half_test(&x, f32::is_finite),
+    }
+}
+
+/// The complex function of `op`; `None` for the ops TensorFlow has no complex kernel of.
+fn complex_fn(op: UnOp) -> Option<CFn> {
+    Some(match op {
+        UnOp::Neg => CFn::Neg,
+        UnOp::Sign => CFn::Sign,
+        UnOp::Square => CFn::Square,
+        UnOp::Sqrt => CFn::Sqrt,
+        UnOp::Rsqrt => CFn::Rsqrt,
+        UnOp::Exp => CFn::Exp,
+        UnOp::Log => CFn::Log,
+        UnOp::Log1p => CFn::Log1p,
+        UnOp::Sin => CFn::Sin,
+        UnOp::Cos => CFn::Cos,
+        UnOp::Tanh => CFn::Tanh,
+        UnOp::Sigmoid => CFn::Sigmoid,
+        UnOp::Reciprocal => CFn::Reciprocal,
+        _ => return None,
+    })
+}
 
 fn int_unsupported(op: UnOp, dt: DType) -> Error {
     Error::invalid_argument(format!("{op:?} is not supported for {dt}"))
@@ -202,6 +339,13 @@ impl Kernel for UnaryKernel {
             DType::I64 => i64::apply(self.0, x)?,
             DType::U8 => u8::apply(self.0, x)?,
             DType::U16 => u16::apply(self.0, x)?,
+            DType::U32 => u32::apply(self.0, x)?,
+            DType::U64 => u64::apply(self.0, x)?,
+            DType::F16 | DType::BF16 => half_apply(self.0, x)?,
+            DType::C64 | DType::C128 => match complex_fn(self.0) {
+                Some(f) => complex::apply(f, x)?,
+                None => return Err(int_unsupported(self.0, x.dtype())),
+            },
             dt => return Err(int_unsupported(self.0, dt)),
         };
         ctx.set_output(0, out);
@@ -209,7 +353,10 @@ impl Kernel for UnaryKernel {
     }
 }
 
+/// TensorFlow's type lists of these ops, in its order.
 const SIGNED: &[DType] = &[
+    DType::BF16,
+    DType::F16,
     DType::F32,
     DType::F64,
     DType::I8,
@@ -217,29 +364,116 @@ const SIGNED: &[DType] = &[
     DType::I32,
     DType::I64,
 ];
+const SIGNED_COMPLEX: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::C64,
+    DType::C128,
+];
+const NUMBER: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::C64,
+    DType::C128,
+];
+/// The floating-point and complex types (TensorFlow's `{bfloat16, half, float, double,
+/// complex64, complex128}`).
+pub(super) const FLOAT_COMPLEX: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+];
+/// The real floating-point types, halves first as TensorFlow lists them.
+pub(super) const FLOATS: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
 
 const OPS: &[(&str, UnOp, &[DType])] = &[
-    ("Neg", UnOp::Neg, SIGNED),
+    ("Neg", UnOp::Neg, SIGNED_COMPLEX),
     ("Abs", UnOp::Abs, SIGNED),
-    ("Sign", UnOp::Sign, SIGNED),
-    ("Square", UnOp::Square, DType::REAL_NUMBER),
-    ("Sqrt", UnOp::Sqrt, DType::FLOAT),
-    ("Rsqrt", UnOp::Rsqrt, DType::FLOAT),
-    ("Exp", UnOp::Exp, DType::FLOAT),
-    ("Log", UnOp::Log, DType::FLOAT),
-    ("Log1p", UnOp::Log1p, DType::FLOAT),
-    ("Sin", UnOp::Sin, DType::FLOAT),
-    ("Cos", UnOp::Cos, DType::FLOAT),
-    ("Tanh", UnOp::Tanh, DType::FLOAT),
-    ("Sigmoid", UnOp::Sigmoid, DType::FLOAT),
-    ("Floor", UnOp::Floor, DType::FLOAT),
-    ("Ceil", UnOp::Ceil, DType::FLOAT),
-    ("Round", UnOp::Round, DType::REAL_NUMBER),
-    ("Reciprocal", UnOp::Reciprocal, DType::FLOAT),
-    ("IsNan", UnOp::IsNan, DType::FLOAT),
-    ("IsInf", UnOp::IsInf, DType::FLOAT),
-    ("IsFinite", UnOp::IsFinite, DType::FLOAT),
+    ("Sign", UnOp::Sign, SIGNED_COMPLEX),
+    ("Square", UnOp::Square, NUMBER),
+    ("Sqrt", UnOp::Sqrt, FLOAT_COMPLEX),
+    ("Rsqrt", UnOp::Rsqrt, FLOAT_COMPLEX),
+    ("Exp", UnOp::Exp, FLOAT_COMPLEX),
+    ("Log", UnOp::Log, FLOAT_COMPLEX),
+    ("Log1p", UnOp::Log1p, FLOAT_COMPLEX),
+    ("Sin", UnOp::Sin, FLOAT_COMPLEX),
+    ("Cos", UnOp::Cos, FLOAT_COMPLEX),
+    ("Tanh", UnOp::Tanh, FLOAT_COMPLEX),
+    ("Sigmoid", UnOp::Sigmoid, FLOAT_COMPLEX),
+    ("Floor", UnOp::Floor, FLOATS),
+    ("Ceil", UnOp::Ceil, FLOATS),
+    ("Round", UnOp::Round, SIGNED_COMPLEX),
+    ("Reciprocal", UnOp::Reciprocal, SIGNED_COMPLEX),
+    ("IsNan", UnOp::IsNan, FLOATS),
+    ("IsInf", UnOp::IsInf, FLOATS),
+    ("IsFinite", UnOp::IsFinite, FLOATS),
 ];
+
+/// TensorFlow's CPU kernels of the ops whose op def lists more types than it has kernels
+/// for, in the order its "Registered kernels" message lists them.
+const KERNELS: &[(&str, &[DType])] = &[
+    (
+        "Round",
+        &[
+            DType::I64,
+            DType::I32,
+            DType::BF16,
+            DType::F64,
+            DType::F32,
+            DType::F16,
+        ],
+    ),
+    ("Reciprocal", RECIPROCAL_KERNELS),
+];
+
+/// `Reciprocal`'s kernels: no integer one.
+const RECIPROCAL_KERNELS: &[DType] = &[
+    DType::C128,
+    DType::C64,
+    DType::F64,
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+];
+
+/// TensorFlow's error for a node whose dtype `T` its op def allows but no CPU kernel takes
+/// (`kernels`: the types that have one, in TensorFlow's order).
+pub(super) fn no_kernel(node: &Node, kernels: &[DType]) -> Result<()> {
+    let dt: DType = node.attr("T")?;
+    if kernels.contains(&dt) {
+        return Ok(());
+    }
+    let list: Vec<String> = kernels
+        .iter()
+        .map(|k| format!("  device='CPU'; T in [{}]", k.proto_name()))
+        .collect();
+    Err(Error::invalid_argument(format!(
+        "No OpKernel was registered to support Op '{}' used by {{{{node {}}}}} with these attrs: [T={}]\nRegistered devices: [CPU]\nRegistered kernels:\n{}\n",
+        node.op_type(),
+        node.name(),
+        dt.proto_name(),
+        list.join("\n")
+    )))
+}
 
 /// The shape function of elementwise unary ops: the input's shape.
 pub(super) fn same_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
@@ -254,6 +488,9 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         .find(|(name, _, _)| *name == node.op_type())
         .map(|&(_, op, _)| op)
         .ok_or_else(|| Error::internal(format!("not a unary op: {}", node.op_type())))?;
+    if let Some((_, kernels)) = KERNELS.iter().find(|(name, _)| *name == node.op_type()) {
+        no_kernel(node, kernels)?;
+    }
     Ok(Box::new(UnaryKernel(op)))
 }
 
@@ -307,6 +544,27 @@ mod tests {
         assert_eq!(f32s(UnOp::Rsqrt, vec![4.0]), vec![0.5]);
         let n = f32::apply(UnOp::IsNan, Tensor::from(vec![f32::NAN, 1.0])).unwrap();
         assert_eq!(n.to_vec::<bool>().unwrap(), vec![true, false]);
+    }
+
+    fn halves(op: UnOp, bits: Vec<u16>) -> Vec<u16> {
+        let t = Tensor::from(bits.into_iter().map(f16::from_bits).collect::<Vec<_>>());
+        let out = half_apply(op, t).unwrap().to_vec::<f16>().unwrap();
+        out.into_iter().map(f16::to_bits).collect()
+    }
+
+    #[test]
+    fn halves_round_as_eigen_does() {
+        // sign(-0) = +0; NaN keeps its payload, without the sign.
+        assert_eq!(
+            halves(UnOp::Sign, vec![0x8000, 0xfe01, 0xbc00]),
+            [0, 0x7e01, 0xbc00]
+        );
+        // e / (1 + e) with each step in float16: sigmoid(2^-11) rounds up to 0.5 + 2^-11.
+        assert_eq!(halves(UnOp::Sigmoid, vec![0x1000]), [0x3801]);
+        // bfloat16 denormals are flushed, as TensorFlow's float32 arithmetic flushes them.
+        let t = Tensor::from(vec![bf16::from_bits(0x0001), bf16::from_bits(0x4080)]);
+        let out = half_apply(UnOp::Sqrt, t).unwrap().to_vec::<bf16>().unwrap();
+        assert_eq!(out, [bf16::from_f32(0.0), bf16::from_f32(2.0)]);
     }
 
     #[test]

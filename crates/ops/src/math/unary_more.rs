@@ -4,14 +4,17 @@
 //! `Reciprocal` that imported graphs still name.
 //!
 //! float32 inputs are evaluated in float64 and rounded once, which is within TensorFlow's
-//! float32 kernels' ulp or two.
+//! float32 kernels' ulp or two; float16 and bfloat16 take that float32 value and round it
+//! again, as Eigen computes its half types in float32; complex inputs use
+//! [`super::unary::complex`].
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result};
 
 use super::bcast::unary_update;
 
-use super::unary::{builders, same_shape};
+use super::unary::complex::{self, CFn};
+use super::unary::{builders, half_update_daz, no_kernel, same_shape, FLOATS, FLOAT_COMPLEX};
 
 builders! {
     /// `tf.math.tan(x)` (op `Tan`).
@@ -44,20 +47,43 @@ builders! {
 /// A float64 function of one argument.
 type Scalar = fn(f64) -> f64;
 
-const OPS: [(&str, Scalar); 12] = [
-    ("Tan", f64::tan),
-    ("Asin", f64::asin),
-    ("Acos", f64::acos),
-    ("Atan", f64::atan),
-    ("Sinh", f64::sinh),
-    ("Cosh", f64::cosh),
-    ("Asinh", asinh_f64),
-    ("Acosh", acosh_f64),
-    ("Atanh", atanh_f64),
-    ("Expm1", f64::exp_m1),
-    ("Rint", f64::round_ties_even),
-    ("Inv", |v| 1.0 / v),
+/// Each op's float64 function and complex function (`None`: no complex kernel).
+const OPS: [(&str, Scalar, Option<CFn>); 12] = [
+    ("Tan", f64::tan, Some(CFn::Tan)),
+    ("Asin", f64::asin, None),
+    ("Acos", f64::acos, None),
+    ("Atan", f64::atan, None),
+    ("Sinh", f64::sinh, Some(CFn::Sinh)),
+    ("Cosh", f64::cosh, Some(CFn::Cosh)),
+    ("Asinh", asinh_f64, None),
+    ("Acosh", acosh_f64, None),
+    ("Atanh", atanh_f64, None),
+    ("Expm1", f64::exp_m1, Some(CFn::Expm1)),
+    ("Rint", f64::round_ties_even, None),
+    ("Inv", |v| 1.0 / v, Some(CFn::Reciprocal)),
 ];
+
+/// The op def's type list of `name`: TensorFlow's (`Rint` takes no complex, `Inv` takes the
+/// signed integers too, though no kernel does), except that weir's inverse trigonometric and
+/// hyperbolic functions do not take complex yet.
+fn types(name: &str) -> &'static [DType] {
+    match name {
+        "Rint" | "Asin" | "Acos" | "Atan" | "Asinh" | "Acosh" | "Atanh" => FLOATS,
+        "Inv" => &[
+            DType::BF16,
+            DType::F16,
+            DType::F32,
+            DType::F64,
+            DType::I8,
+            DType::I16,
+            DType::I32,
+            DType::I64,
+            DType::C64,
+            DType::C128,
+        ],
+        _ => FLOAT_COMPLEX,
+    }
+}
 
 /// `asinh` without the overflow of `x²` for large `|x|` or the cancellation of
 /// `ln(x + sqrt(x² + 1))` for negative `x` (odd symmetry) and tiny `x` (`log1p`).
@@ -90,16 +116,24 @@ fn atanh_f64(x: f64) -> f64 {
     (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
 }
 
-struct MoreKernel(Scalar);
+struct MoreKernel(Scalar, Option<CFn>);
 
 impl Kernel for MoreKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
         let f = self.0;
-        let out = match x.dtype() {
-            DType::F64 => unary_update(x, f)?,
-            DType::F32 => unary_update(x, |v: f32| f(v as f64) as f32)?,
-            dt => {
+        let out = match (x.dtype(), self.1) {
+            (DType::F64, _) => unary_update(x, f)?,
+            (DType::F32, _) => unary_update(x, |v: f32| f(v as f64) as f32)?,
+            // TensorFlow calls the C library's float functions here, which return tiny
+            // (denormal) arguments as they are rather than flushing them.
+            // `Inv` is Eigen's division, which flushes them.
+            (DType::F16 | DType::BF16, cf) => {
+                let daz = cf == Some(CFn::Reciprocal);
+                half_update_daz(x, daz, |v| f(v as f64) as f32)?
+            }
+            (DType::C64 | DType::C128, Some(cf)) => complex::apply(cf, x)?,
+            (dt, _) => {
                 return Err(Error::invalid_argument(format!(
                     "Unsupported dtype {dt}: this kernel takes float or double"
                 )))
@@ -111,21 +145,37 @@ impl Kernel for MoreKernel {
 }
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
-    let f = OPS
+    let (name, f, cf) = OPS
         .iter()
-        .find(|(name, _)| *name == node.op_type())
-        .map(|&(_, f)| f)
+        .find(|(name, ..)| *name == node.op_type())
+        .copied()
         .ok_or_else(|| Error::internal(format!("not a unary op: {}", node.op_type())))?;
-    Ok(Box::new(MoreKernel(f)))
+    match name {
+        // TensorFlow registers `Rint` for float and double only.
+        "Rint" => no_kernel(node, &[DType::F64, DType::F32])?,
+        "Inv" => no_kernel(
+            node,
+            &[
+                DType::C128,
+                DType::C64,
+                DType::BF16,
+                DType::F64,
+                DType::F16,
+                DType::F32,
+            ],
+        )?,
+        _ => {}
+    }
+    Ok(Box::new(MoreKernel(f, cf)))
 }
 
 pub(super) fn register() {
-    for (name, _) in OPS {
+    for (name, ..) in OPS {
         register_op(
             OpDef::new(name)
                 .input("x", ArgType::Attr("T"))
                 .output("y", ArgType::Attr("T"))
-                .type_attr("T", DType::FLOAT)
+                .type_attr("T", types(name))
                 .shape_fn(same_shape),
         );
         register_kernel(name, make);

@@ -85,7 +85,20 @@ macro_rules! finite {
         }
     )*};
 }
-finite!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+finite!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    weir_graph::f16,
+    weir_graph::bf16
+);
 
 /// The segment ids as i64, whichever of int32/int64 they are.
 pub(crate) fn segment_ids(t: &Tensor) -> Result<Vec<i64>> {
@@ -189,7 +202,8 @@ impl Kernel for UnsortedKernel {
         let (data, ids, num) = (ctx.input(0), ctx.input(1), ctx.input(2));
         let dt = data.dtype();
         let out = weir_graph::match_real_dtype!(dt, T => reduce::<T>(self.0, data, ids, num)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} segments"))));
+            _ => weir_graph::match_half_dtype!(dt, T => reduce::<T>(self.0, data, ids, num)?,
+            _ => return Err(Error::invalid_argument(format!("Cannot reduce {dt} segments")))));
         ctx.set_output(0, out);
         Ok(())
     }
@@ -258,7 +272,7 @@ pub(super) fn register() {
                 .input("segment_ids", ArgType::Attr("Tindices"))
                 .input("num_segments", ArgType::Attr("Tnumsegments"))
                 .output("output", ArgType::Attr("T"))
-                .type_attr("T", DType::REAL_NUMBER)
+                .type_attr("T", super::arith_ext::REAL_AND_HALF)
                 .type_attr("Tindices", &[DType::I32, DType::I64])
                 .type_attr("Tnumsegments", &[DType::I32, DType::I64])
                 .shape_fn(shape_fn),

@@ -6,7 +6,9 @@ use weir_graph::{
     ArgType, AttrKind, AttrValue, Error, Kernel, Node, OpContext, OpDef, Output, Result,
 };
 
-use super::{map_in_place, match_float, merge_inputs01, same_as_input0, zip_in_place, NnFloat};
+use super::{
+    map_in_place, match_float_or_half, merge_inputs01, same_as_input0, zip_in_place, NnFloat,
+};
 
 fn unary(op: &str, x: Output) -> Result<Output> {
     crate::new_op(&x.graph().clone(), op)
@@ -159,7 +161,7 @@ impl Kernel for ActKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
         let k = self.0;
-        let out = match_float!(x.dtype(), T => map_in_place::<T>(x, |v| forward(k, v))?);
+        let out = match_float_or_half!(x.dtype(), T => map_in_place::<T>(x, |v| forward(k, v))?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -214,7 +216,7 @@ impl Kernel for GradKernel {
         let g = ctx.take_input(0);
         let x = ctx.input(1);
         let k = self.0;
-        let out = match_float!(g.dtype(), T => zip_in_place::<T>(g, x, self.1, |a, b| backward(k, a, b))?);
+        let out = match_float_or_half!(g.dtype(), T => zip_in_place::<T>(g, x, self.1, |a, b| backward(k, a, b))?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -248,7 +250,7 @@ pub(super) fn register() {
         let mut def = OpDef::new(name)
             .input("features", ArgType::Attr("T"))
             .output("activations", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(same_as_input0);
         if name == "LeakyRelu" {
             def = def.attr("alpha", AttrKind::Float, Some(AttrValue::Float(0.2)));
@@ -266,7 +268,7 @@ pub(super) fn register() {
             .input("gradients", ArgType::Attr("T"))
             .input(second, ArgType::Attr("T"))
             .output("backprops", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(merge_inputs01);
         if name == "LeakyReluGrad" {
             def = def.attr("alpha", AttrKind::Float, Some(AttrValue::Float(0.2)));

@@ -4,7 +4,9 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, Error, Kernel, Node, OpContext, OpDef, Output, Result};
 
-use super::{map_in_place, match_float, merge_inputs01, same_as_input0, zip_in_place, NnFloat};
+use super::{
+    map_in_place, match_float_or_half, merge_inputs01, same_as_input0, zip_in_place, NnFloat,
+};
 
 fn unary(op: &str, x: Output) -> Result<Output> {
     crate::new_op(&x.graph().clone(), op)
@@ -89,7 +91,14 @@ enum Kind {
 /// Softplus's switch points `+-(log(eps) + 2)`: beyond them softplus is `x` or `exp(x)` to
 /// within machine precision, and `exp` would overflow or `log1p` add nothing.
 fn softplus_threshold<T: NnFloat>() -> T {
-    T::epsilon().ln() + T::from(2.0).unwrap_or(T::ONE)
+    // TensorFlow takes epsilon from Eigen's NumTraits, which gives float16 2^-13 (not the
+    // IEEE 2^-10): its float16 switch points are +-7.0078.
+    let eps = if T::DTYPE == weir_graph::DType::F16 {
+        T::from(2f32.powi(-13)).unwrap_or_else(T::epsilon)
+    } else {
+        T::epsilon()
+    };
+    eps.ln() + T::from(2.0).unwrap_or(T::ONE)
 }
 
 /// The activation at `x`; `threshold` is [`softplus_threshold`], computed once per kernel.
@@ -139,7 +148,7 @@ impl Kernel for ForwardKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
         let k = self.0;
-        let out = match_float!(x.dtype(), T => {
+        let out = match_float_or_half!(x.dtype(), T => {
             let t = softplus_threshold::<T>();
             map_in_place::<T>(x, |v| forward(k, v, t))?
         });
@@ -166,7 +175,7 @@ impl Kernel for BackwardKernel {
             )));
         }
         let k = self.0;
-        let out = match_float!(g.dtype(), T => zip_in_place::<T>(g, v, self.1, |a, b| backward(k, a, b))?);
+        let out = match_float_or_half!(g.dtype(), T => zip_in_place::<T>(g, v, self.1, |a, b| backward(k, a, b))?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -208,7 +217,7 @@ pub(super) fn register() {
             OpDef::new(name)
                 .input("features", ArgType::Attr("T"))
                 .output("activations", ArgType::Attr("T"))
-                .type_attr("T", super::FLOATS)
+                .type_attr("T", super::HALF_FLOATS)
                 .shape_fn(same_as_input0),
         );
         register_kernel(name, make_forward);
@@ -219,7 +228,7 @@ pub(super) fn register() {
                 .input("gradients", ArgType::Attr("T"))
                 .input(second, ArgType::Attr("T"))
                 .output("backprops", ArgType::Attr("T"))
-                .type_attr("T", super::FLOATS)
+                .type_attr("T", super::HALF_FLOATS)
                 .shape_fn(merge_inputs01),
         );
         register_kernel(name, make_backward);

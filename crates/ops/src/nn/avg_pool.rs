@@ -16,7 +16,7 @@ use weir_graph::{
 
 use super::padding::Padding;
 use super::pool::PoolOptions;
-use super::{match_float, NnFloat};
+use super::{match_float_or_half, NnFloat};
 
 /// `tf.nn.avg_pool(value, ksize, strides, padding)` with `data_format="NHWC"`: the mean of each
 /// `ksize` window; with SAME padding only positions inside the input are averaged.
@@ -289,7 +289,7 @@ fn broadcast_size(index: i64, in_size: i64, k: i64, stride: i64, pad: i64) -> Re
 }
 
 fn cast<T: NnFloat>(v: f64) -> T {
-    // Always Some for f32 and f64; NaN keeps a miss visible instead of panicking.
+    // Always Some for the float types; NaN keeps a miss visible instead of panicking.
     T::from(v).unwrap_or_else(T::nan)
 }
 
@@ -467,10 +467,17 @@ impl Kernel for AvgPoolKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let out = if self.grad {
             let dy = ctx.input(1);
-            match_float!(dy.dtype(), T => backward::<T>(&self.cfg, ctx.input(0), dy)?)
+            match_float_or_half!(dy.dtype(), T => backward::<T>(&self.cfg, ctx.input(0), dy)?)
         } else {
             let x = ctx.input(0);
-            match_float!(x.dtype(), T => forward::<T>(&self.cfg, x)?)
+            if x.dtype() == DType::BF16 {
+                // TensorFlow 2.21's bfloat16 AvgPool averages in f32 and rounds once; its float16
+                // kernel adds and divides in float16, as the generic path does.
+                let out = forward::<f32>(&self.cfg, &super::widen_half(x)?)?;
+                crate::math::cast::cast_tensor(&out, DType::BF16)?
+            } else {
+                match_float_or_half!(x.dtype(), T => forward::<T>(&self.cfg, x)?)
+            }
         };
         ctx.set_output(0, out);
         Ok(())
@@ -533,7 +540,7 @@ pub(super) fn register() {
                 AttrKind::Str,
                 Some(AttrValue::Str("NHWC".into())),
             )
-            .type_attr("T", &[DType::F32, DType::F64])
+            .type_attr("T", super::HALF_FLOATS)
     };
     register_op(
         attrs(OpDef::new("AvgPool"))

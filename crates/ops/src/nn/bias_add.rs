@@ -2,11 +2,11 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, Error, InferenceContext, Kernel, Node, OpContext,
-    OpDef, Output, Result, Shape, Tensor,
+    f16, format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
+    OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
-use super::{match_float, NnFloat};
+use super::{match_float_or_half, NnFloat};
 
 /// `tf.nn.bias_add(value, bias)` with `data_format="NHWC"`: adds the 1-D `bias` along the
 /// last dimension of `value` (rank >= 2).
@@ -131,6 +131,9 @@ pub(crate) fn column_sums<T: NnFloat>(x: &Tensor) -> Result<Tensor> {
         )));
     }
     let c = x.shape()[x.rank() - 1];
+    if T::DTYPE == DType::F16 {
+        return f16_column_sums(x.as_slice::<f16>()?, c);
+    }
     let mut out = vec![T::ZERO; c];
     if c > 0 {
         for row in x.as_slice::<T>()?.chunks_exact(c) {
@@ -142,12 +145,27 @@ pub(crate) fn column_sums<T: NnFloat>(x: &Tensor) -> Result<Tensor> {
     Tensor::from_vec(&[c], out)
 }
 
+/// float16 column sums as TensorFlow's BiasAddGrad takes them: accumulated in f32 (its
+/// `AccumulatorType<half>`) row after row and rounded once. bfloat16 has no wider accumulator
+/// there and sums row after row in bfloat16, as the generic path does.
+fn f16_column_sums(x: &[f16], c: usize) -> Result<Tensor> {
+    let mut acc = vec![0.0f32; c];
+    if c > 0 {
+        for row in x.chunks_exact(c) {
+            for (a, v) in acc.iter_mut().zip(row) {
+                *a += v.to_f32();
+            }
+        }
+    }
+    Tensor::from_vec(&[c], acc.into_iter().map(f16::from_f32).collect())
+}
+
 struct BiasAddKernel;
 
 impl Kernel for BiasAddKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let v = ctx.take_input(0);
-        let out = match_float!(v.dtype(), T => add::<T>(v, ctx.input(1))?);
+        let out = match_float_or_half!(v.dtype(), T => add::<T>(v, ctx.input(1))?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -158,7 +176,7 @@ struct BiasAddGradKernel;
 impl Kernel for BiasAddGradKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(0);
-        let out = match_float!(x.dtype(), T => column_sums::<T>(x)?);
+        let out = match_float_or_half!(x.dtype(), T => column_sums::<T>(x)?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -180,7 +198,7 @@ pub(super) fn register() {
             .input("value", ArgType::Attr("T"))
             .input("bias", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .attr("data_format", AttrKind::Str, format())
             .shape_fn(shape_fn),
     );
@@ -189,7 +207,7 @@ pub(super) fn register() {
         OpDef::new("BiasAddGrad")
             .input("out_backprop", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .attr("data_format", AttrKind::Str, format())
             .shape_fn(grad_shape_fn),
     );

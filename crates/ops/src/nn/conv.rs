@@ -330,6 +330,20 @@ struct ConvKernel {
 impl Kernel for ConvKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let a = self.attrs;
+        let dtype = ctx
+            .input(if matches!(self.which, Which::Input) {
+                1
+            } else {
+                0
+            })
+            .dtype();
+        if dtype.is_floating() && !matches!(dtype, DType::F32 | DType::F64) {
+            // TensorFlow's half and bfloat16 convolutions (and their backprops) accumulate
+            // in f32 and round each output once: the f32 kernel on widened inputs.
+            let out = self.compute_widened(ctx, dtype)?;
+            ctx.set_output(0, out);
+            return Ok(());
+        }
         let out = match self.which {
             Which::Forward => {
                 let (x, f) = (ctx.input(0), ctx.input(1));
@@ -352,6 +366,26 @@ impl Kernel for ConvKernel {
 
     fn is_expensive(&self) -> bool {
         true
+    }
+}
+
+impl ConvKernel {
+    /// The f32 kernel on the float inputs widened from `dtype`, the result rounded back.
+    fn compute_widened(&self, ctx: &OpContext<'_>, dtype: DType) -> Result<Tensor> {
+        let a = self.attrs;
+        let wide = |i: usize| super::widen_half(ctx.input(i));
+        let out = match self.which {
+            Which::Forward => forward::<f32>(a, &wide(0)?, &wide(1)?)?,
+            Which::Input => {
+                let sizes = sizes_of(ctx.input(0), "Input")?;
+                backprop_input::<f32>(a, &sizes, &wide(1)?, &wide(2)?)?
+            }
+            Which::Filter => {
+                let sizes = sizes_of(ctx.input(1), "Filter")?;
+                backprop_filter::<f32>(a, &wide(0)?, &sizes, &wide(2)?)?
+            }
+        };
+        crate::math::cast::cast_tensor(&out, dtype)
     }
 }
 
@@ -414,7 +448,7 @@ fn sizes_shape(ctx: &mut InferenceContext<'_>, i: usize) -> Result<()> {
 
 pub(super) fn register() {
     let common = |def: OpDef| {
-        def.type_attr("T", &[DType::F32, DType::F64])
+        def.type_attr("T", super::HALF_FLOATS)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)
             .attr(

@@ -357,7 +357,14 @@ struct FusedBatchNormKernel {
 impl Kernel for FusedBatchNormKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let cfg = &self.cfg;
+        // TensorFlow's half and bfloat16 kernels normalize in float (their `U`) and round y.
+        let x_dtype = ctx.input(0).dtype();
+        let widened = match x_dtype {
+            DType::F16 | DType::BF16 => Some(super::widen_half(ctx.input(0))?),
+            _ => None,
+        };
         let [x, scale, offset, mean, var] = [0, 1, 2, 3, 4].map(|i| ctx.input(i));
+        let x = widened.as_ref().unwrap_or(x);
         require_4_or_5d(x)?;
         require_vector(scale, "scale")?;
         require_vector(offset, "offset")?;
@@ -399,7 +406,8 @@ impl Kernel for FusedBatchNormKernel {
             }
         };
         let xshape = x.shape().to_vec();
-        ctx.set_output(0, Tensor::from_vec(&xshape, out.y)?);
+        let y = Tensor::from_vec(&xshape, out.y)?;
+        ctx.set_output(0, crate::math::cast::cast_tensor(&y, x_dtype)?);
         ctx.set_output(1, Tensor::from_vec(&vshape, out.mean)?);
         ctx.set_output(2, Tensor::from_vec(&vshape, out.variance)?);
         ctx.set_output(3, Tensor::from_vec(&vshape, out.saved_mean)?);
@@ -422,10 +430,17 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-/// The attributes every version shares; `U` only from V2 on.
-pub(super) fn common_attrs(def: OpDef, with_u: bool) -> OpDef {
+/// The attributes every version shares; `U` only from V2 on; `halves`: `T` also takes half
+/// and bfloat16 (the forward V2 and V3: TensorFlow's mixed-precision signature, float
+/// statistics).
+pub(super) fn common_attrs(def: OpDef, with_u: bool, halves: bool) -> OpDef {
+    let xs: &[DType] = if halves {
+        &[DType::F16, DType::BF16, DType::F32]
+    } else {
+        &[DType::F32]
+    };
     let def = def
-        .type_attr("T", &[DType::F32])
+        .type_attr("T", xs)
         .attr("epsilon", AttrKind::Float, Some(AttrValue::Float(0.0001)))
         .attr(
             "data_format",
@@ -446,7 +461,7 @@ pub(super) fn register() {
         ("FusedBatchNormV2", "U"),
         ("FusedBatchNormV3", "U"),
     ] {
-        let mut def = common_attrs(OpDef::new(name), u == "U")
+        let mut def = common_attrs(OpDef::new(name), u == "U", u == "U")
             .attr(
                 "exponential_avg_factor",
                 AttrKind::Float,

@@ -205,7 +205,7 @@ pub(super) fn register() {
         } else {
             ArgType::Fixed(DType::F32)
         };
-        let mut def = common_attrs(OpDef::new(name), u == "U")
+        let mut def = common_attrs(OpDef::new(name), u == "U", false)
             .input("y_backprop", ArgType::Attr("T"))
             .input("x", ArgType::Attr("T"))
             .input("scale", scale)

@@ -8,7 +8,7 @@ use weir_graph::{
     Result, Shape, Tensor,
 };
 
-use super::{drop_last_dim, match_float, NnFloat};
+use super::{drop_last_dim, eigen_sum, match_float_or_half, NnFloat};
 
 /// `tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)`: the
 /// per-example loss `-log(softmax(logits)[label])`, computed from shifted logits so it never
@@ -51,11 +51,23 @@ pub fn sparse_softmax_cross_entropy_with_logits(
         }
     }
     let g = crate::util::same_graph(&[&logits, &labels])?.clone();
-    crate::new_op(&g, "SparseSoftmaxCrossEntropyWithLogits")
+    // TensorFlow computes a float16 loss in float32 and casts the cost back (not bfloat16).
+    let half = logits.dtype() == DType::F16;
+    let logits = if half {
+        crate::math::cast(logits, DType::F32)?
+    } else {
+        logits
+    };
+    let cost = crate::new_op(&g, "SparseSoftmaxCrossEntropyWithLogits")
         .input(logits)
         .input(labels)
         .build()?
-        .output(0)
+        .output(0)?;
+    if half {
+        crate::math::cast(cost, DType::F16)
+    } else {
+        Ok(cost)
+    }
 }
 
 /// `tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)` (TensorFlow 1.x
@@ -75,11 +87,28 @@ pub fn softmax_cross_entropy_with_logits(
         )));
     }
     let g = crate::util::same_graph(&[&logits, &labels])?.clone();
-    crate::new_op(&g, "SoftmaxCrossEntropyWithLogits")
+    // TensorFlow computes float16 and bfloat16 losses in float32 (labels cast along) and
+    // casts the cost back.
+    let half = matches!(logits.dtype(), DType::F16 | DType::BF16);
+    let dtype = logits.dtype();
+    let (logits, labels) = if half {
+        (
+            crate::math::cast(logits, DType::F32)?,
+            crate::math::cast(labels, DType::F32)?,
+        )
+    } else {
+        (logits, labels)
+    };
+    let cost = crate::new_op(&g, "SoftmaxCrossEntropyWithLogits")
         .input(logits)
         .input(labels)
         .build()?
-        .output(0)
+        .output(0)?;
+    if half {
+        crate::math::cast(cost, dtype)
+    } else {
+        Ok(cost)
+    }
 }
 
 /// `tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)`: elementwise
@@ -160,8 +189,31 @@ fn xent_rows<T: NnFloat>(
 ) -> Vec<T> {
     let rows = logits.len().checked_div(n).unwrap_or(0);
     let mut loss = Vec::with_capacity(rows);
+    // The half types round every operation and sum in Eigen's packet order, as TensorFlow's
+    // xent functor does; the scratch row holds the terms of those sums.
+    let mut terms = if T::HALF {
+        vec![T::ZERO; n]
+    } else {
+        Vec::new()
+    };
     for (r, row) in logits.chunks_exact_mut(n.max(1)).enumerate().take(rows) {
         let max = row.iter().copied().fold(T::neg_infinity(), T::max);
+        if T::HALF {
+            for (v, e) in row.iter_mut().zip(terms.iter_mut()) {
+                *v = *v - max;
+                *e = v.exp();
+            }
+            let sum = eigen_sum(&terms);
+            let log_sum = sum.ln();
+            for (j, (v, e)) in row.iter().zip(terms.iter_mut()).enumerate() {
+                *e = target(r, j) * (log_sum - *v);
+            }
+            loss.push(eigen_sum(&terms));
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = v.exp() / sum - target(r, j);
+            }
+            continue;
+        }
         let mut sum = T::ZERO;
         for v in row.iter_mut() {
             *v = *v - max;
@@ -239,7 +291,7 @@ impl Kernel for XentKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let logits = ctx.take_input(0);
         let labels = ctx.input(1);
-        let (loss, backprop) = match_float!(logits.dtype(), T => if self.sparse {
+        let (loss, backprop) = match_float_or_half!(logits.dtype(), T => if self.sparse {
             sparse_xent::<T>(logits, labels)?
         } else {
             dense_xent::<T>(logits, labels)?
@@ -273,7 +325,7 @@ impl Kernel for SigmoidXentKernel {
         let x = ctx.take_input(0);
         let z = ctx.input(1);
         let what = "SigmoidCrossEntropyWithLogits";
-        let out = match_float!(x.dtype(), T => super::zip_in_place::<T>(x, z, what, sigmoid_xent)?);
+        let out = match_float_or_half!(x.dtype(), T => super::zip_in_place::<T>(x, z, what, sigmoid_xent)?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -301,11 +353,19 @@ fn sigmoid_xent_grad<T: NnFloat>(x: &Tensor, z: &Tensor, dy: &Tensor) -> Result<
 impl Kernel for SigmoidXentGradKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (x, z, dy) = (ctx.input(0), ctx.input(1), ctx.input(2));
-        let (dx, dz) = match_float!(x.dtype(), T => sigmoid_xent_grad::<T>(x, z, dy)?);
+        let (dx, dz) = match_float_or_half!(x.dtype(), T => sigmoid_xent_grad::<T>(x, z, dy)?);
         ctx.set_output(0, dx);
         ctx.set_output(1, dz);
         Ok(())
     }
+}
+
+/// TensorFlow's `(t.square() * T(0.5)).sum()` in a half type: each product rounded, the sum
+/// in Eigen's packet order.
+fn half_l2_loss<T: NnFloat>(t: &Tensor) -> Result<T> {
+    let half = T::from(0.5).unwrap_or(T::ZERO);
+    let terms: Vec<T> = t.as_slice::<T>()?.iter().map(|&v| v * v * half).collect();
+    Ok(eigen_sum(&terms))
 }
 
 struct L2LossKernel;
@@ -327,6 +387,8 @@ impl Kernel for L2LossKernel {
                 let s: f64 = t.as_slice::<f64>()?.iter().map(|&v| v * v).sum();
                 Tensor::scalar(s * 0.5)
             }
+            DType::F16 => Tensor::scalar(half_l2_loss::<weir_graph::f16>(t)?),
+            DType::BF16 => Tensor::scalar(half_l2_loss::<weir_graph::bf16>(t)?),
             dt => {
                 return Err(Error::invalid_argument(format!(
                     "L2Loss does not support {dt}"
@@ -376,7 +438,7 @@ pub(super) fn register() {
             .input("labels", ArgType::Attr("Tlabels"))
             .output("loss", ArgType::Attr("T"))
             .output("backprop", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .type_attr("Tlabels", &[DType::I32, DType::I64])
             .shape_fn(xent_shape),
     );
@@ -389,7 +451,7 @@ pub(super) fn register() {
             .input("labels", ArgType::Attr("T"))
             .output("loss", ArgType::Attr("T"))
             .output("backprop", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(xent_shape),
     );
     register_kernel("SoftmaxCrossEntropyWithLogits", |_| {
@@ -400,7 +462,7 @@ pub(super) fn register() {
             .input("logits", ArgType::Attr("T"))
             .input("labels", ArgType::Attr("T"))
             .output("loss", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(sig_shape),
     );
     register_kernel("SigmoidCrossEntropyWithLogits", |_: &Node| {
@@ -413,7 +475,7 @@ pub(super) fn register() {
             .input("grad", ArgType::Attr("T"))
             .output("logits_backprop", ArgType::Attr("T"))
             .output("labels_backprop", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(sig_shape),
     );
     register_kernel("SigmoidCrossEntropyWithLogitsGrad", |_| {
@@ -423,7 +485,7 @@ pub(super) fn register() {
         OpDef::new("L2Loss")
             .input("t", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", super::FLOATS)
+            .type_attr("T", super::HALF_FLOATS)
             .shape_fn(|ctx| {
                 ctx.set_output(0, Shape::scalar());
                 Ok(())

@@ -7,7 +7,11 @@
 //! ...).
 //!
 //! Kernels work on contiguous row-major slices of `f32` or `f64` and reuse their input buffer
-//! for the output when no one else holds it. Two ops are weir's own fused forms of what
+//! for the output when no one else holds it. The activations (and their gradients), softmax,
+//! bias_add, the softmax cross-entropies, l2_loss, conv2d (and its backprops), the max and
+//! average pools and fused_batch_norm (V2/V3, float statistics) also take `f16` and `bf16`
+//! where TensorFlow's CPU kernels do, rounding as TensorFlow's Eigen kernels round (see
+//! [`NnFloat`]). Two ops are weir's own fused forms of what
 //! TensorFlow composes from several ops: `SigmoidCrossEntropyWithLogits` (TensorFlow builds it
 //! from select/relu/log1p) and `Dropout` (TensorFlow builds it from random_uniform, a compare and
 //! two multiplies); both compute TensorFlow's formula in one pass.
@@ -103,7 +107,9 @@ pub use top_k::{top_k, top_k_v2};
 use num_traits::Float;
 use weir_graph::{DType, Error, InferenceContext, Result, Shape, Tensor, TensorType};
 
-/// The floating-point element types the nn kernels are written for (`f32`, `f64`).
+/// The floating-point element types the nn kernels are written for: `f32`, `f64` and the half
+/// types `f16`/`bf16`, whose `half`-crate arithmetic widens each operand to f32, computes one
+/// operation and rounds back, exactly as `Eigen::half`/`Eigen::bfloat16` do in TensorFlow.
 pub(crate) trait NnFloat:
     Float + TensorType + Send + Sync + std::iter::Sum + 'static
 {
@@ -111,6 +117,13 @@ pub(crate) trait NnFloat:
     const ZERO: Self;
     /// 1.
     const ONE: Self;
+    /// True for `f16`/`bf16`, whose reductions follow Eigen's packet order (see `eigen_sum`).
+    const HALF: bool = false;
+    /// `1 / sqrt(self)` as Eigen's `rsqrt` gives it: the half types compute it in f32 and
+    /// round once (not twice, as `ONE / self.sqrt()` would).
+    fn rsqrt(self) -> Self {
+        Self::ONE / self.sqrt()
+    }
 }
 impl NnFloat for f32 {
     const ZERO: f32 = 0.0;
@@ -119,6 +132,48 @@ impl NnFloat for f32 {
 impl NnFloat for f64 {
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
+}
+impl NnFloat for weir_graph::f16 {
+    const ZERO: Self = weir_graph::f16::ZERO;
+    const ONE: Self = weir_graph::f16::ONE;
+    const HALF: bool = true;
+    fn rsqrt(self) -> Self {
+        Self::from_f32(1.0 / self.to_f32().sqrt())
+    }
+}
+impl NnFloat for weir_graph::bf16 {
+    const ZERO: Self = weir_graph::bf16::ZERO;
+    const ONE: Self = weir_graph::bf16::ONE;
+    const HALF: bool = true;
+    fn rsqrt(self) -> Self {
+        Self::from_f32(1.0 / self.to_f32().sqrt())
+    }
+}
+
+/// Eigen's packet width for the half types on x86 (`Packet8h`/`Packet8bf`): TensorFlow's
+/// inner-dimension sums keep this many running lanes.
+const HALF_LANES: usize = 8;
+
+/// The sum of `v` in the order TensorFlow's Eigen inner-most-dimension reduction adds it for
+/// `T`: f32/f64 sequentially; the half types in 8 half-precision lanes (each add rounded),
+/// the tail in a scalar half accumulator, the lanes then summed in f32 and rounded once
+/// (`predux` widens the packet) and added to the tail. Bit-exact against TensorFlow 2.21 for
+/// rows up to a few dozen elements; longer rows differ by a few ulp (Eigen's unrolling there
+/// depends on the build's SIMD width).
+pub(crate) fn eigen_sum<T: NnFloat>(v: &[T]) -> T {
+    if !T::HALF || v.len() < HALF_LANES {
+        return v.iter().fold(T::ZERO, |a, &b| a + b);
+    }
+    let mut lanes = [T::ZERO; HALF_LANES];
+    let body = v.len() / HALF_LANES * HALF_LANES;
+    for chunk in v[..body].chunks_exact(HALF_LANES) {
+        for (l, &x) in lanes.iter_mut().zip(chunk) {
+            *l = *l + x;
+        }
+    }
+    let tail = v[body..].iter().fold(T::ZERO, |a, &b| a + b);
+    let wide: f32 = lanes.iter().map(|l| l.to_f32().unwrap_or(f32::NAN)).sum();
+    tail + T::from(wide).unwrap_or_else(T::nan)
 }
 
 /// Runs `$body` with `$T` bound to `f32` or `f64` per `$dtype`; InvalidArgument otherwise.
@@ -142,6 +197,46 @@ macro_rules! match_float {
     };
 }
 pub(crate) use match_float;
+
+/// [`match_float`] plus `f16` and `bf16`, for the kernels TensorFlow also registers for
+/// `half` and `bfloat16`.
+macro_rules! match_float_or_half {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            weir_graph::DType::F16 => {
+                type $T = weir_graph::f16;
+                $body
+            }
+            weir_graph::DType::BF16 => {
+                type $T = weir_graph::bf16;
+                $body
+            }
+            weir_graph::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            weir_graph::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            other => {
+                return Err(weir_graph::Error::invalid_argument(format!(
+                    "Unsupported dtype {other}: this kernel takes half, bfloat16, float or double"
+                )))
+            }
+        }
+    };
+}
+pub(crate) use match_float_or_half;
+
+/// A half or bfloat16 tensor widened to f32 (exactly), for the kernels TensorFlow computes
+/// in f32 for the half types; other dtypes pass through unchanged.
+pub(crate) fn widen_half(x: &Tensor) -> Result<Tensor> {
+    match x.dtype() {
+        DType::F16 | DType::BF16 => crate::math::cast::cast_tensor(x, DType::F32),
+        _ => Ok(x.clone()),
+    }
+}
 
 /// `x` mapped elementwise by `f`, written into `x`'s own buffer when no one else holds it.
 pub(crate) fn map_in_place<T: NnFloat>(mut x: Tensor, f: impl Fn(T) -> T) -> Result<Tensor> {
@@ -205,6 +300,9 @@ pub(crate) fn drop_last_dim(s: &Shape) -> Shape {
 
 pub(crate) const FLOATS: &[DType] = DType::FLOAT;
 
+/// TensorFlow's `{half, bfloat16, float, double}`: the CPU kernels of most nn ops.
+pub(crate) const HALF_FLOATS: &[DType] = &[DType::F16, DType::BF16, DType::F32, DType::F64];
+
 /// `tf.nn.zero_fraction(value)`: the float32 share of `value`'s elements that are zero (the
 /// sparsity of a layer's activations, as TensorFlow's CIFAR-10 model summarizes it).
 ///
@@ -246,4 +344,33 @@ pub(crate) fn register_all_ops() {
     softmax::register();
     top_k::register();
     unary_grad::register();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weir_graph::f16;
+
+    #[test]
+    fn half_sums_keep_eight_lanes_and_add_them_in_f32() {
+        // 2048 + 1 rounds back to 2048 in float16, so a sequential float16 sum stays at 2048;
+        // Eigen's lanes hold 2048 and seven 1s, summed in f32 to 2055 (rounded to 2056), and
+        // the tail's 1 then rounds to even again.
+        let mut v = vec![f16::from_f32(2048.0)];
+        v.extend([f16::ONE; 8]);
+        assert_eq!(eigen_sum(&v), f16::from_f32(2056.0));
+        let sequential = v.iter().fold(f16::ZERO, |a, &b| a + b);
+        assert_eq!(sequential, f16::from_f32(2048.0));
+        // Fewer than eight elements and the float types: one running sum.
+        assert_eq!(eigen_sum(&v[..7]), f16::from_f32(2048.0));
+        assert_eq!(eigen_sum(&[0.1f32; 10]), (0..10).fold(0f32, |a, _| a + 0.1));
+    }
+
+    #[test]
+    fn half_rsqrt_rounds_once() {
+        for bits in [0x3c00u16, 0x4000, 0x3555, 0x0400, 0x7bff] {
+            let x = f16::from_bits(bits);
+            assert_eq!(x.rsqrt(), f16::from_f32(1.0 / x.to_f32().sqrt()));
+        }
+    }
 }

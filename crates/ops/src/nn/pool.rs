@@ -2,12 +2,12 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape, Tensor,
+    format_dims, ArgType, AttrKind, AttrValue, Error, InferenceContext, Kernel, Node, OpContext,
+    OpDef, Output, Result, Shape, Tensor,
 };
 
 use super::padding::{check_nhwc, spatial_pair, Padding, Window};
-use super::{match_float, NnFloat};
+use super::{match_float_or_half, NnFloat};
 
 /// `tf.nn.max_pool(value, ksize, strides, padding)` with `data_format="NHWC"`.
 pub fn max_pool(
@@ -199,9 +199,9 @@ impl Kernel for PoolKernel {
             )));
         }
         let out = if self.grad {
-            match_float!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(2))?)
+            match_float_or_half!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(2))?)
         } else {
-            match_float!(x.dtype(), T => forward::<T>(self.attrs, x)?)
+            match_float_or_half!(x.dtype(), T => forward::<T>(self.attrs, x)?)
         };
         ctx.set_output(0, out);
         Ok(())
@@ -248,7 +248,7 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 
 pub(super) fn register() {
     let common = |def: OpDef| {
-        def.type_attr("T", &[DType::F32, DType::F64])
+        def.type_attr("T", super::HALF_FLOATS)
             .attr("ksize", AttrKind::Ints, None)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)

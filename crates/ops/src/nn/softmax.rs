@@ -3,10 +3,11 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, Error, Kernel, Node, OpContext, OpDef, Output, Result, Tensor,
+    bf16, format_dims, ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result,
+    Tensor,
 };
 
-use super::{match_float, same_as_input0, NnFloat};
+use super::{eigen_sum, match_float_or_half, same_as_input0, NnFloat};
 
 /// `tf.nn.softmax(logits)` over the last axis: `exp(x - max) / sum(exp(x - max))`.
 ///
@@ -45,6 +46,9 @@ pub(crate) fn softmax_rows<T: NnFloat>(data: &mut [T], n: usize, log: bool) {
     if n == 0 {
         return;
     }
+    if T::HALF {
+        return half_softmax_rows(data, n, log);
+    }
     for row in data.chunks_exact_mut(n) {
         let max = row.iter().copied().fold(T::neg_infinity(), T::max);
         let mut sum = T::ZERO;
@@ -65,6 +69,41 @@ pub(crate) fn softmax_rows<T: NnFloat>(data: &mut [T], n: usize, log: bool) {
     }
 }
 
+/// TensorFlow's Eigen softmax for the half types, each operation rounded to `T`: the
+/// exponentials are summed in Eigen's packet order ([`eigen_sum`]) and softmax multiplies by
+/// the sum's rounded inverse (`exp * sum.inverse()`) rather than dividing.
+fn half_softmax_rows<T: NnFloat>(data: &mut [T], n: usize, log: bool) {
+    let mut exps = vec![T::ZERO; n];
+    for row in data.chunks_exact_mut(n) {
+        let max = row.iter().copied().fold(T::neg_infinity(), T::max);
+        for (v, e) in row.iter_mut().zip(exps.iter_mut()) {
+            *v = *v - max;
+            *e = v.exp();
+        }
+        let sum = eigen_sum(&exps);
+        if log {
+            let ls = sum.ln();
+            for v in row.iter_mut() {
+                *v = *v - ls;
+            }
+        } else {
+            let inv = T::ONE / sum;
+            for (v, &e) in row.iter_mut().zip(&exps) {
+                *v = e * inv;
+            }
+        }
+    }
+}
+
+/// bfloat16 softmax as TensorFlow 2.21's CPU kernel computes it: the whole row in f32,
+/// rounded once at the end (its bfloat16 `Softmax` does not round intermediates, unlike
+/// `LogSoftmax` and float16).
+fn bf16_softmax_via_f32(x: &Tensor, n: usize) -> Result<Tensor> {
+    let mut wide: Vec<f32> = x.as_slice::<bf16>()?.iter().map(|v| v.to_f32()).collect();
+    softmax_rows(&mut wide, n, false);
+    Tensor::from_vec(x.shape(), wide.into_iter().map(bf16::from_f32).collect())
+}
+
 struct SoftmaxKernel {
     log: bool,
 }
@@ -76,6 +115,9 @@ fn run<T: NnFloat>(mut x: Tensor, log: bool) -> Result<Tensor> {
             format_dims(x.shape())
         ))
     })?;
+    if T::DTYPE == DType::BF16 && !log {
+        return bf16_softmax_via_f32(&x, n);
+    }
     softmax_rows(x.as_slice_mut::<T>()?, n, log);
     Ok(x)
 }
@@ -83,7 +125,7 @@ fn run<T: NnFloat>(mut x: Tensor, log: bool) -> Result<Tensor> {
 impl Kernel for SoftmaxKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
-        let out = match_float!(x.dtype(), T => run::<T>(x, self.log)?);
+        let out = match_float_or_half!(x.dtype(), T => run::<T>(x, self.log)?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -101,7 +143,7 @@ pub(super) fn register() {
             OpDef::new(name)
                 .input("logits", ArgType::Attr("T"))
                 .output(out, ArgType::Attr("T"))
-                .type_attr("T", super::FLOATS)
+                .type_attr("T", super::HALF_FLOATS)
                 .shape_fn(same_as_input0),
         );
         register_kernel(name, make);

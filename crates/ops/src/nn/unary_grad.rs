@@ -4,9 +4,9 @@
 //! its training graphs import.
 
 use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{ArgType, Error, Kernel, Node, OpContext, OpDef, Result};
+use weir_graph::{ArgType, Error, Kernel, Node, OpContext, OpDef, Result, Tensor};
 
-use super::{match_float, merge_inputs01, zip_in_place, NnFloat};
+use super::{match_float_or_half, merge_inputs01, zip_in_place, NnFloat};
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -28,6 +28,34 @@ fn backward<T: NnFloat>(kind: Kind, y: T, dy: T) -> T {
     }
 }
 
+/// The half types as TensorFlow's Eigen functors compute them, each operation rounded: the
+/// tensor's body runs through the functors' packet formulas (8 lanes), its last `len % 8`
+/// elements through their scalar formulas, which associate some products differently.
+fn backward_half<T: NnFloat>(kind: Kind, y: T, dy: T, packet: bool) -> T {
+    let half = T::from(0.5).unwrap_or(T::ZERO);
+    match kind {
+        Kind::Tanh => dy * (T::ONE - y * y),
+        Kind::Sigmoid if packet => dy * (y * (T::ONE - y)),
+        Kind::Sigmoid => dy * y * (T::ONE - y),
+        Kind::Sqrt if packet => (half * dy) * (T::ONE / y),
+        Kind::Sqrt => half * dy / y,
+        Kind::Rsqrt => (dy * y) * (y * y) * -half,
+        Kind::Reciprocal => -y * y * dy,
+    }
+}
+
+/// [`backward_half`] over whole tensors, in place in `y`.
+fn half_grads<T: NnFloat>(mut y: Tensor, dy: &Tensor, kind: Kind, what: &str) -> Result<Tensor> {
+    super::same_shape(&y, dy, what)?;
+    let ds = dy.as_slice::<T>()?;
+    let ys = y.as_slice_mut::<T>()?;
+    let body = ys.len() / 8 * 8;
+    for (i, (v, &d)) in ys.iter_mut().zip(ds).enumerate() {
+        *v = backward_half(kind, *v, d, i < body);
+    }
+    Ok(y)
+}
+
 struct UnaryGradKernel(Kind, &'static str);
 
 impl Kernel for UnaryGradKernel {
@@ -35,7 +63,11 @@ impl Kernel for UnaryGradKernel {
         let y = ctx.take_input(0);
         let dy = ctx.input(1);
         let k = self.0;
-        let out = match_float!(y.dtype(), T => zip_in_place::<T>(y, dy, self.1, |a, b| backward(k, a, b))?);
+        let out = match_float_or_half!(y.dtype(), T => if T::HALF {
+            half_grads::<T>(y, dy, k, self.1)?
+        } else {
+            zip_in_place::<T>(y, dy, self.1, |a, b| backward(k, a, b))?
+        });
         ctx.set_output(0, out);
         Ok(())
     }
@@ -64,7 +96,7 @@ pub(super) fn register() {
                 .input("y", ArgType::Attr("T"))
                 .input("dy", ArgType::Attr("T"))
                 .output("z", ArgType::Attr("T"))
-                .type_attr("T", super::FLOATS)
+                .type_attr("T", super::HALF_FLOATS)
                 .shape_fn(merge_inputs01),
         );
         register_kernel(name, make);

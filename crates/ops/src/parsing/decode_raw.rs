@@ -1,20 +1,50 @@
-//! `DecodeRaw` and `DecodePaddedRaw`: `tf.io.decode_raw`, bytes reinterpreted as numbers.
+//! `DecodeRaw` and `DecodePaddedRaw`: `tf.io.decode_raw`, bytes reinterpreted as numbers of
+//! any of TensorFlow's out_types (the half and complex types included).
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Dim, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, OutputScale, Result, Shape, Tensor, TensorType,
+    format_dims, ArgType, AttrKind, AttrValue, DType, Dim, Error, InferenceContext, Kernel,
+    LeBytes, Node, OpContext, OpDef, Output, OutputScale, Result, Shape, Tensor, TensorType,
 };
 
 use crate::util::vectorized;
 
 use crate::stream_store;
 
-/// The numeric out_types weir has (TensorFlow's list, less float16, bfloat16 and complex).
-const RAW_TYPES: &[DType] = DType::NUMBER_AND_BOOL;
+/// `DecodeRaw`'s out_types, in the order of TensorFlow's op registration (its error message
+/// lists them so).
+const RAW_TYPES: &[DType] = &[
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::U16,
+    DType::U8,
+    DType::I16,
+    DType::I8,
+    DType::I64,
+    DType::C64,
+    DType::C128,
+    DType::Bool,
+    DType::BF16,
+];
+
+/// `DecodePaddedRaw`'s out_types: TensorFlow's registration takes neither complex nor bool.
+const PADDED_TYPES: &[DType] = &[
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::U16,
+    DType::U8,
+    DType::I16,
+    DType::I8,
+    DType::I64,
+    DType::BF16,
+];
 
 /// `tf.io.decode_raw(input_bytes, out_type)`: each string's bytes as little-endian values of
 /// `out_type`; the output has shape `input.shape + [len / size]`.
@@ -74,10 +104,17 @@ impl DecodeRaw {
     /// Adds the node.
     pub fn build(self, bytes: impl Into<Output>) -> Result<Output> {
         let bytes = bytes.into();
-        if !RAW_TYPES.contains(&self.out_type) {
+        let allowed = match self.fixed_length {
+            None => RAW_TYPES,
+            Some(_) => PADDED_TYPES,
+        };
+        if !allowed.contains(&self.out_type) {
+            // The op def would reject it too, but only after the fixed_length constant is added.
+            let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
             return Err(Error::invalid_argument(format!(
-                "Value for attr 'out_type' of {} is not in the list of allowed values: float, double, int32, uint16, uint8, int16, int8, int64, bool",
-                self.out_type
+                "Value for attr 'out_type' of {} is not in the list of allowed values: {}",
+                self.out_type,
+                names.join(", ")
             )));
         }
         let g = bytes.graph().clone();
@@ -142,39 +179,41 @@ impl ShapeExt for Shape {
     }
 }
 
-/// A numeric type with a fixed little/big-endian byte layout.
-trait RawValue: TensorType + Copy {
-    const SIZE: usize;
-    fn read(b: &[u8], little: bool) -> Self;
+/// One value of `T` from its `T::SIZE` bytes: little-endian, or big-endian with the bytes of
+/// each component reversed (a complex's real and imaginary parts are swapped separately, and
+/// stay in that order, as TensorFlow's kernel does).
+#[inline]
+fn read<T: LeBytes>(b: &[u8], little: bool, component: usize) -> T {
+    if little {
+        return T::get(b);
+    }
+    let mut buf = [0u8; 16];
+    let buf = &mut buf[..T::SIZE];
+    buf.copy_from_slice(b);
+    for c in buf.chunks_exact_mut(component) {
+        c.reverse();
+    }
+    T::get(buf)
 }
 
-macro_rules! raw_values {
-    ($($t:ty),*) => {$(
-        impl RawValue for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            #[inline]
-            fn read(b: &[u8], little: bool) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(b);
-                if little { <$t>::from_le_bytes(a) } else { <$t>::from_be_bytes(a) }
-            }
-        }
-    )*};
-}
-raw_values!(f32, f64, i8, i16, i32, i64, u8, u16);
-
-impl RawValue for bool {
-    const SIZE: usize = 1;
-    #[inline]
-    fn read(b: &[u8], _: bool) -> Self {
-        b[0] != 0
+/// The bytes of one component of a `dtype` value: half a complex, all of anything else.
+fn component_size(dtype: DType) -> usize {
+    let size = dtype.size_of().unwrap_or(1);
+    if dtype.is_complex() {
+        size / 2
+    } else {
+        size
     }
 }
 
 /// Decodes equal-length strings: TensorFlow's `DecodeRaw` kernel.
-fn decode_equal<T: RawValue>(input: &Tensor, little: bool, out_type: DType) -> Result<Tensor> {
+fn decode_equal<T: LeBytes>(input: &Tensor, little: bool, out_type: DType) -> Result<Tensor> {
+    let component = component_size(out_type);
     decode_equal_with(input, out_type, T::SIZE, |out: &mut Vec<T>, s| {
-        out.extend(s.chunks_exact(T::SIZE).map(|c| T::read(c, little)))
+        out.extend(
+            s.chunks_exact(T::SIZE)
+                .map(|c| read::<T>(c, little, component)),
+        )
     })
 }
 
@@ -239,7 +278,13 @@ fn decode_equal_with<U: TensorType>(
 }
 
 /// Decodes strings padded or truncated to `len` bytes: TensorFlow's `DecodePaddedRaw` kernel.
-fn decode_padded<T: RawValue>(input: &Tensor, len: i32, little: bool) -> Result<Tensor> {
+fn decode_padded<T: LeBytes>(
+    input: &Tensor,
+    len: i32,
+    little: bool,
+    out_type: DType,
+) -> Result<Tensor> {
+    let component = component_size(out_type);
     if len < 0 || len as usize % T::SIZE != 0 {
         return Err(Error::invalid_argument(format!(
             "fixed_length ({len}) must be a multiple of the size of out_type ({})",
@@ -266,7 +311,10 @@ fn decode_padded<T: RawValue>(input: &Tensor, len: i32, little: bool) -> Result<
             padded[s.len()..].fill(0);
             &padded
         };
-        out.extend(src.chunks_exact(T::SIZE).map(|c| T::read(c, little)));
+        out.extend(
+            src.chunks_exact(T::SIZE)
+                .map(|c| read::<T>(c, little, component)),
+        );
     }
     Tensor::from_vec(&shape, out)
 }
@@ -287,28 +335,21 @@ pub fn decode_raw_tensor(
     little_endian: bool,
     fixed_length: Option<i32>,
 ) -> Result<Tensor> {
-    macro_rules! go {
-        ($t:ty) => {
-            match fixed_length {
-                None => decode_equal::<$t>(input, little_endian, out_type),
-                Some(len) => decode_padded::<$t>(input, len, little_endian),
-            }
-        };
+    let allowed = match fixed_length {
+        None => RAW_TYPES,
+        Some(_) => PADDED_TYPES,
+    };
+    if !allowed.contains(&out_type) {
+        return Err(Error::invalid_argument(format!(
+            "DecodeRaw does not support out_type {out_type}"
+        )));
     }
-    match out_type {
-        DType::F32 => go!(f32),
-        DType::F64 => go!(f64),
-        DType::I8 => go!(i8),
-        DType::I16 => go!(i16),
-        DType::I32 => go!(i32),
-        DType::I64 => go!(i64),
-        DType::U8 => go!(u8),
-        DType::U16 => go!(u16),
-        DType::Bool => go!(bool),
-        dt => Err(Error::invalid_argument(format!(
-            "DecodeRaw does not support out_type {dt}"
-        ))),
-    }
+    weir_graph::match_le_dtype!(out_type, T => match fixed_length {
+        None => decode_equal::<T>(input, little_endian, out_type),
+        Some(len) => decode_padded::<T>(input, len, little_endian, out_type),
+    }, _ => Err(Error::invalid_argument(format!(
+        "DecodeRaw does not support out_type {out_type}"
+    ))))
 }
 
 #[derive(Clone)]
@@ -366,11 +407,40 @@ impl Kernel for DecodeRawKernel {
     }
 }
 
+/// The out_types TensorFlow registers a `DecodePaddedRaw` CPU kernel for, in the order its
+/// error lists them: its op def allows float16, but no kernel takes it.
+const PADDED_KERNELS: &[DType] = &[
+    DType::BF16,
+    DType::I64,
+    DType::I8,
+    DType::I16,
+    DType::U8,
+    DType::U16,
+    DType::I32,
+    DType::F64,
+    DType::F32,
+];
+
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
+    let out_type: DType = node.attr("out_type")?;
+    let little_endian: bool = node.attr("little_endian")?;
+    let padded = node.op_type() == "DecodePaddedRaw";
+    if padded && !PADDED_KERNELS.contains(&out_type) {
+        let list: Vec<String> = PADDED_KERNELS
+            .iter()
+            .map(|k| format!("  device='CPU'; out_type in [{}]", k.proto_name()))
+            .collect();
+        return Err(Error::invalid_argument(format!(
+            "No OpKernel was registered to support Op 'DecodePaddedRaw' used by {{{{node {}}}}} with these attrs: [little_endian={little_endian}, out_type={}]\nRegistered devices: [CPU]\nRegistered kernels:\n{}\n",
+            node.name(),
+            out_type.proto_name(),
+            list.join("\n")
+        )));
+    }
     Ok(Box::new(DecodeRawKernel {
-        out_type: node.attr("out_type")?,
-        little_endian: node.attr("little_endian")?,
-        padded: node.op_type() == "DecodePaddedRaw",
+        out_type,
+        little_endian,
+        padded,
         as_f32: false,
         scale: None,
     }))
@@ -381,7 +451,7 @@ pub(super) fn register() {
         OpDef::new("DecodeRaw")
             .input("bytes", ArgType::Fixed(DType::String))
             .output("output", ArgType::Attr("out_type"))
-            .attr("out_type", AttrKind::Type, None)
+            .type_attr("out_type", RAW_TYPES)
             .attr("little_endian", AttrKind::Bool, Some(AttrValue::Bool(true)))
             .shape_fn(raw_shape),
     );
@@ -391,7 +461,7 @@ pub(super) fn register() {
             .input("input_bytes", ArgType::Fixed(DType::String))
             .input("fixed_length", ArgType::Fixed(DType::I32))
             .output("output", ArgType::Attr("out_type"))
-            .attr("out_type", AttrKind::Type, None)
+            .type_attr("out_type", PADDED_TYPES)
             .attr("little_endian", AttrKind::Bool, Some(AttrValue::Bool(true)))
             .shape_fn(padded_shape),
     );

@@ -3,13 +3,13 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Result, Tensor,
+    bf16, f16, format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel,
+    Node, OpContext, OpDef, Result, Tensor,
 };
 
 use super::philox::{
     box_muller_f32, box_muller_f64, fill_blocks, fill_variable, truncated_f32, truncated_f64,
-    u32_to_f32, u64_to_f64, GuardedPhilox, Philox,
+    u32_to_bf16, u32_to_f16, u32_to_f32, u64_to_f64, GuardedPhilox, Philox,
 };
 use super::{random_shape_fn, shape_from_tensor};
 
@@ -90,9 +90,28 @@ pub(super) fn fill_dist(dist: Dist, dtype: DType, shape: &[usize], gen: Philox) 
             fill_variable(gen, &mut v, truncated_f64);
             Tensor::from_vec(shape, v)
         }
+        (Dist::Uniform, DType::F16) => {
+            let mut v = vec![f16::ZERO; n];
+            fill_blocks(gen, &mut v, |b| b.map(u32_to_f16));
+            Tensor::from_vec(shape, v)
+        }
+        (Dist::Uniform, DType::BF16) => {
+            let mut v = vec![bf16::ZERO; n];
+            fill_blocks(gen, &mut v, |b| b.map(u32_to_bf16));
+            Tensor::from_vec(shape, v)
+        }
+        // TensorFlow's half normal and truncated normal draw the float samples (Box-Muller in
+        // f32, truncation tested on the f32 value) and round each accepted one to the half type.
+        (Dist::Normal | Dist::Truncated, DType::F16 | DType::BF16) => {
+            let wide = fill_dist(dist, DType::F32, shape, gen)?;
+            crate::math::cast::cast_tensor(&wide, dtype)
+        }
         (_, dt) => Err(Error::internal(format!("random kernel built for {dt}"))),
     }
 }
+
+/// The float dtypes of TensorFlow's random float ops: `{half, bfloat16, float, double}`.
+pub(super) const RANDOM_FLOATS: &[DType] = &[DType::F16, DType::BF16, DType::F32, DType::F64];
 
 struct UniformIntKernel {
     gen: GuardedPhilox,
@@ -213,7 +232,7 @@ pub(super) fn register() {
             OpDef::new(name)
                 .input("shape", ArgType::Attr("T"))
                 .output("output", ArgType::Attr("dtype"))
-                .type_attr("dtype", DType::FLOAT)
+                .type_attr("dtype", RANDOM_FLOATS)
                 .type_attr("T", SHAPE_TYPES)
                 .shape_fn(random_shape_fn),
         ));

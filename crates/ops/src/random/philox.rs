@@ -7,7 +7,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
-use weir_graph::{Node, Result};
+use weir_graph::{bf16, f16, Node, Result};
 
 const W32A: u32 = 0x9E37_79B9;
 const W32B: u32 = 0xBB67_AE85;
@@ -129,6 +129,19 @@ impl<'a> Single<'a> {
 #[inline]
 pub fn u32_to_f32(x: u32) -> f32 {
     f32::from_bits((127 << 23) | (x & 0x7f_ffff)) - 1.0
+}
+
+/// A float16 in [0, 1) from the low 10 bits (TensorFlow's `Uint16ToHalf`: the low 16 bits of
+/// the sample, a mantissa under exponent 0, minus 1 in half precision, which is exact).
+#[inline]
+pub fn u32_to_f16(x: u32) -> f16 {
+    f16::from_bits((15 << 10) | (x & 0x3ff) as u16) - f16::ONE
+}
+
+/// A bfloat16 in [0, 1) from the low 7 bits (TensorFlow's `Uint16ToGfloat16`).
+#[inline]
+pub fn u32_to_bf16(x: u32) -> bf16 {
+    bf16::from_bits((127 << 7) | (x & 0x7f) as u16) - bf16::ONE
 }
 
 /// A double in [0, 1) from 52 of the 64 bits (TensorFlow's `Uint64ToDouble`).
@@ -284,6 +297,16 @@ impl GuardedPhilox {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn half_uniforms_use_the_low_mantissa_bits() {
+        assert_eq!(u32_to_f16(0), f16::ZERO);
+        assert_eq!(u32_to_f16(0x3ff), f16::from_f32(1.0 - 2f32.powi(-10)));
+        // Only the low 10 (float16) or 7 (bfloat16) bits count.
+        assert_eq!(u32_to_f16(0xffff_fc01), f16::from_f32(2f32.powi(-10)));
+        assert_eq!(u32_to_bf16(0x7f), bf16::from_f32(1.0 - 2f32.powi(-7)));
+        assert_eq!(u32_to_bf16(0xffff_ff80), bf16::ZERO);
+    }
 
     #[test]
     fn known_answer_vectors() {

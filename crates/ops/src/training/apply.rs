@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use weir_graph::{format_dims, Error, Kernel, Node, OpContext, Result, Tensor};
 
-use crate::nn::{match_float, NnFloat};
+use crate::nn::{match_float_or_half, NnFloat};
 use crate::state::VariableResource;
 use crate::util::vectorized;
 
@@ -121,7 +121,7 @@ fn update<T: NnFloat>(rule: Rule, v: &mut [&mut [T]], s: &[T], g: &[T], wide: bo
                     if update_slots {
                         *a = *a + g * g;
                     }
-                    *x = *x - g * lr * (one / a.sqrt());
+                    *x = *x - g * lr * a.rsqrt();
                 }
             });
         }
@@ -287,7 +287,7 @@ impl Kernel for ApplyKernel {
             vars.push(v);
         }
         let dt = ctx.input(self.0.grad_index()).dtype();
-        let out = match_float!(dt, T => run::<T>(self.0, ctx, &vars)?);
+        let out = match_float_or_half!(dt, T => run::<T>(self.0, ctx, &vars)?);
         // The ResourceApply ops have no output.
         if ctx.num_outputs() > 0 {
             ctx.set_output(0, out);

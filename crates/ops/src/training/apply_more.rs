@@ -16,7 +16,7 @@ use std::sync::Arc;
 use weir_graph::{format_dims, DType, Error, Kernel, Node, OpContext, Result, Tensor};
 
 use super::apply_more_update::{update, Params, Path};
-use crate::nn::{match_float, NnFloat};
+use crate::nn::{match_float_or_half, NnFloat};
 use crate::state::VariableResource;
 
 /// The optimizer family of an op.
@@ -385,7 +385,7 @@ impl Kernel for MoreKernel {
         let dt = ctx
             .input(input_index(self.kind, self.sparse, first_scalar))
             .dtype();
-        let out = match_float!(dt, T => self.run::<T>(ctx, &vars)?);
+        let out = match_float_or_half!(dt, T => self.run::<T>(ctx, &vars)?);
         if ctx.num_outputs() > 0 {
             ctx.set_output(0, out);
         }

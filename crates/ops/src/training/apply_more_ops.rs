@@ -393,7 +393,17 @@ pub(super) fn register() {
             if !resource_op {
                 def = def.output("out", ArgType::Attr("T"));
             }
-            def = def.type_attr("T", DType::FLOAT);
+            // TensorFlow 2.21 registers half and bfloat16 for the dense Adadelta and FTRL
+            // kernels only (its proximal and DA kernels take float and double).
+            let halves = !sparse && matches!(kind, Kind::Adadelta | Kind::Ftrl { .. });
+            def = def.type_attr(
+                "T",
+                if halves {
+                    crate::nn::HALF_FLOATS
+                } else {
+                    DType::FLOAT
+                },
+            );
             if sparse {
                 def = def.type_attr("Tindices", INDEX);
             }

@@ -92,7 +92,7 @@ pub(super) fn update<T: NnFloat>(kind: Kind, path: Path, p: &Params<T>, st: &mut
             let (lr, rho, eps) = (p.s[0], p.s[1], p.s[2]);
             let (v, a, u) = (st[0], st[1], st[2]);
             let a = a * rho + g * g * (one - rho);
-            let update = (u + eps).sqrt() * (one / (a + eps).sqrt()) * g;
+            let update = (u + eps).sqrt() * (a + eps).rsqrt() * g;
             st[0] = v - update * lr;
             st[1] = a;
             st[2] = u * rho + update * update * (one - rho);

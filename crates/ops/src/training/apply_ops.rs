@@ -214,7 +214,7 @@ pub(super) fn register() {
             def = def.output("out", ArgType::Attr("T"));
         }
         def = def
-            .type_attr("T", DType::FLOAT)
+            .type_attr("T", crate::nn::HALF_FLOATS)
             .attr("use_locking", AttrKind::Bool, Some(AttrValue::Bool(false)))
             .stateful()
             .shape_fn(|ctx| {

@@ -5,7 +5,7 @@ use weir_graph::{AttrValue, Output, Result, Tensor};
 
 use super::op;
 use super::registry::{register_gradient, GradContext};
-use super::util::{cast_like, konst, reduce_to_shape_of, scalar_like};
+use super::util::{cast_like, conj, konst, reduce_to_shape_of, scalar_like};
 
 type Grads = Result<Vec<Option<Output>>>;
 
@@ -32,7 +32,7 @@ fn sub_grad(ctx: &GradContext<'_>) -> Grads {
 }
 
 fn mul_grad(ctx: &GradContext<'_>) -> Grads {
-    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    let (d, x, y) = (ctx.grad0()?, conj(&ctx.input(0))?, conj(&ctx.input(1))?);
     let gr = g(ctx);
     let dx = op(&gr, "Mul", &[&d, &y], &[])?;
     let dy = op(&gr, "Mul", &[&x, &d], &[])?;
@@ -40,8 +40,8 @@ fn mul_grad(ctx: &GradContext<'_>) -> Grads {
 }
 
 fn div_grad(ctx: &GradContext<'_>) -> Grads {
-    // d(x/y) = d/y, -d*x/y^2
-    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    // d(x/y) = d/y, -d*x/y^2 (conjugated for complex)
+    let (d, x, y) = (ctx.grad0()?, conj(&ctx.input(0))?, conj(&ctx.input(1))?);
     let gr = g(ctx);
     let dx = op(&gr, "RealDiv", &[&d, &y], &[])?;
     let neg_x = op(&gr, "Neg", &[&x], &[])?;
@@ -54,7 +54,7 @@ fn div_grad(ctx: &GradContext<'_>) -> Grads {
 /// TensorFlow's `_DivNoNanGrad`: `div_no_nan(d, y)` and `d * div_no_nan(div_no_nan(-x, y), y)`,
 /// so a zero divisor passes no gradient either way.
 fn div_no_nan_grad(ctx: &GradContext<'_>) -> Grads {
-    let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    let (d, x, y) = (ctx.grad0()?, conj(&ctx.input(0))?, conj(&ctx.input(1))?);
     let gr = g(ctx);
     let dx = op(&gr, "DivNoNan", &[&d, &y], &[])?;
     let neg_x = op(&gr, "Neg", &[&x], &[])?;
@@ -86,9 +86,11 @@ fn squared_difference_grad(ctx: &GradContext<'_>) -> Grads {
     bin(ctx, Some(dx), Some(dy))
 }
 
+/// TensorFlow's `_PowGrad`: `d * (y * x^(y-1))` and `d * z * log(x)` where `x > 0` (`x != 0`
+/// for complex, whose inputs and output are conjugated), 0 elsewhere.
 fn pow_grad(ctx: &GradContext<'_>) -> Grads {
-    // d(x^y) = d*y*x^(y-1), d*z*log(x) where x > 0 (0 elsewhere)
-    let (d, x, y, z) = (ctx.grad0()?, ctx.input(0), ctx.input(1), ctx.output(0));
+    let (d, x, y) = (ctx.grad0()?, conj(&ctx.input(0))?, conj(&ctx.input(1))?);
+    let z = conj(&ctx.output(0))?;
     let gr = g(ctx);
     let one = scalar_like(&y, 1.0)?;
     let ym1 = op(&gr, "Sub", &[&y, &one], &[])?;
@@ -96,19 +98,31 @@ fn pow_grad(ctx: &GradContext<'_>) -> Grads {
     let t = op(&gr, "Mul", &[&y, &p], &[])?;
     let dx = op(&gr, "Mul", &[&d, &t], &[])?;
     let zero = scalar_like(&x, 0.0)?;
-    let pos = op(&gr, "Greater", &[&x, &zero], &[])?;
-    let ones = op(&gr, "OnesLike", &[&x], &[])?;
-    let safe_x = op(&gr, "SelectV2", &[&pos, &x, &ones], &[])?;
+    let mask = if x.dtype().is_complex() {
+        op(
+            &gr,
+            "NotEqual",
+            &[&x, &zero],
+            &[("incompatible_shape_error", AttrValue::Bool(true))],
+        )?
+    } else {
+        op(&gr, "Greater", &[&x, &zero], &[])?
+    };
+    // `array_ops.ones_like`/`zeros_like`: fills of x's shape.
+    let shape = super::util::shape_of(&x)?;
+    let ones = op(&gr, "Fill", &[&shape, &scalar_like(&x, 1.0)?], &[])?;
+    let safe_x = op(&gr, "SelectV2", &[&mask, &x, &ones], &[])?;
     let log_x = op(&gr, "Log", &[&safe_x], &[])?;
-    let zeros = op(&gr, "ZerosLike", &[&x], &[])?;
-    let log_x = op(&gr, "SelectV2", &[&pos, &log_x, &zeros], &[])?;
-    let t = op(&gr, "Mul", &[&z, &log_x], &[])?;
-    let dy = op(&gr, "Mul", &[&d, &t], &[])?;
+    let zeros = op(&gr, "Fill", &[&shape, &zero], &[])?;
+    let log_x = op(&gr, "SelectV2", &[&mask, &log_x, &zeros], &[])?;
+    let t = op(&gr, "Mul", &[&d, &z], &[])?;
+    let dy = op(&gr, "Mul", &[&t, &log_x], &[])?;
     bin(ctx, Some(dx), Some(dy))
 }
 
+/// TensorFlow's `_MatMulGrad`, on the conjugated inputs (complex gradients are adjoints).
 fn matmul_grad(ctx: &GradContext<'_>) -> Grads {
-    let (d, a, b) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
+    let (d, a, b) = (ctx.grad0()?, conj(&ctx.input(0))?, conj(&ctx.input(1))?);
     let (ta, tb): (bool, bool) = (ctx.attr("transpose_a")?, ctx.attr("transpose_b")?);
     let gr = g(ctx);
     let mm = |x: &Output, y: &Output, t1: bool, t2: bool| {
@@ -170,7 +184,7 @@ fn mean_grad(ctx: &GradContext<'_>) -> Grads {
     let spread = super::util::unreduce(&d, &x, &axes)?;
     // The number of elements averaged: |x| / |y|, static when both shapes are known.
     let factor = match (x.shape().num_elements(), y.shape().num_elements()) {
-        (Some(nx), Some(ny)) if ny > 0 => scalar_like(&d, nx as f64 / ny as f64)?,
+        (Some(nx), Some(ny)) if ny > 0 => scalar_like(&d, (nx / ny) as f64)?,
         _ => {
             let sx = op(&gr, "Size", &[&x], &[])?;
             let sy = op(&gr, "Size", &[&y], &[])?;

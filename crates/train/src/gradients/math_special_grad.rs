@@ -3,6 +3,8 @@
 //! `Erf -> 2/sqrt(pi) exp(-x²)`, `Lgamma -> Digamma`, `Digamma -> Polygamma(1, x)`,
 //! `Inv`/`Reciprocal -> ReciprocalGrad`, `Selu -> SeluGrad`, `Softplus -> grad * sigmoid(x)`.
 //! As in TensorFlow, `Rint` passes no gradient, nor do `Zeta`'s `x` and `Polygamma`'s `a`.
+//! For complex inputs the trigonometric and hyperbolic derivatives are conjugated, as
+//! TensorFlow conjugates them; constants take the input's dtype, so half gradients stay half.
 
 use std::f64::consts::PI;
 
@@ -10,6 +12,7 @@ use weir_graph::{Graph, Output, Result};
 
 use super::op;
 use super::registry::{register_gradient, GradContext};
+use super::util::conj;
 use super::util::{reduce_to_shape_of, scalar_like};
 
 type Grads = Result<Vec<Option<Output>>>;
@@ -34,6 +37,8 @@ fn unary_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
     let g = ctx.graph().clone();
     let mul = |a: &Output, b: &Output| bin(&g, "Mul", a, b);
+    // TensorFlow's gradients use conj(x) and conj(y): the same tensors for real dtypes.
+    let (x, y) = (conj(&x)?, conj(&y)?);
     let dx = match ctx.op().op_type().as_str() {
         // sec(x)² = 1 / cos(x)²
         "Tan" => {
@@ -68,7 +73,10 @@ fn unary_grad(ctx: &GradContext<'_>) -> Grads {
             mul(&d, &inv)?
         }
         "Expm1" => mul(&d, &un(&g, "Exp", &x)?)?,
-        "Inv" | "Reciprocal" => bin(&g, "ReciprocalGrad", &y, &d)?,
+        // -grad conj(y)²: what TensorFlow's complex `ReciprocalGrad` kernel computes, built from
+        // `Mul` and `Neg` because weir's `ReciprocalGrad` kernel takes no complex.
+        "Inv" | "Reciprocal" if y.dtype().is_complex() => un(&g, "Neg", &mul(&mul(&y, &y)?, &d)?)?,
+        "Inv" | "Reciprocal" => bin(&g, "ReciprocalGrad", &ctx.output(0), &d)?,
         // +-2/sqrt(pi) exp(-x²)
         "Erf" | "Erfc" => {
             let c = 2.0 / PI.sqrt();

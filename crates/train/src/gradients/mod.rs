@@ -9,6 +9,7 @@
 mod array_grad;
 mod array_more_grad;
 pub mod check;
+mod complex_grad;
 mod control_flow_grad;
 mod ctc_grad;
 mod image_more_grad;
@@ -22,6 +23,7 @@ mod registry;
 mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
+mod spectral_grad;
 mod tensor_array_grad;
 mod util;
 mod while_grad;
@@ -82,6 +84,8 @@ fn register_all() {
         sparse_grad::register();
         ctc_grad::register();
         image_more_grad::register();
+        complex_grad::register();
+        spectral_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {
@@ -152,10 +156,11 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "SparseToSparseSetOperation",
 ];
 
-/// Whether gradients flow into tensors of `dtype`: floats, and variable handles (the TF1 ref
+/// Whether gradients flow into tensors of `dtype`: real and complex floats (TensorFlow's
+/// `_IsBackpropagatable`), and variable handles (the TF1 ref
 /// a variable's reads come from, so that every read of a variable counts).
 pub(crate) fn is_float(dtype: DType) -> bool {
-    dtype.is_floating() || dtype == DType::Resource
+    dtype.is_floating() || dtype.is_complex() || dtype == DType::Resource
 }
 
 /// Sums the contributions to one tensor's gradient.

@@ -20,6 +20,17 @@ pub(crate) fn scalar_like(like: &Output, v: f64) -> Result<Output> {
     konst(like.graph(), weir_graph::scalar_of(like.dtype(), v)?)
 }
 
+/// `tf.math.conj(x)`: a `Conj` node for a complex `x`, `x` itself otherwise (TensorFlow adds no
+/// node for a real tensor); TensorFlow's gradients conjugate so that a complex gradient is that
+/// of the (real, imaginary) pair.
+pub(crate) fn conj(x: &Output) -> Result<Output> {
+    if x.dtype().is_complex() {
+        op(x.graph(), "Conj", &[x], &[])
+    } else {
+        Ok(x.clone())
+    }
+}
+
 /// `tf.shape(x)` as int32.
 pub(crate) fn shape_of(x: &Output) -> Result<Output> {
     op(

@@ -2,12 +2,16 @@
 //! (a binary per file linked the whole runtime each time).
 
 mod array_more_grad;
+mod binary_dtypes_grad;
 mod checkpoint_utils;
 mod ctc_grad;
+mod dtypes_checkpoint;
 mod feature_column;
 mod feature_column_more;
 mod gradients;
 mod gradients_debug;
+mod half_nn_grad;
+mod half_training;
 mod image_ops_more_grad;
 mod input_pipeline;
 mod layers;
@@ -36,9 +40,11 @@ mod saved_model;
 mod saver;
 mod segment_more_grad;
 mod sparse_grad;
+mod spectral_grad;
 mod summary_file;
 mod supervisor;
 mod tf_checkpoints;
+mod unary_dtypes_grad;
 mod util;
 mod variable_scope;
 mod warm_start;

@@ -1,11 +1,12 @@
 //! TensorFlow's special functions (`tf.math.erf`, `lgamma`, `digamma`, `zeta`, `polygamma`,
 //! `tf.math.special.bessel_i0e`, ...): the ops `Erf`, `Erfc`, `Erfinv`, `Ndtri`, `Lgamma`,
 //! `Digamma`, `BesselI0e`, `BesselI1e`, and the broadcasting binary ops `Zeta` and
-//! `Polygamma`, for float32 and float64.
+//! `Polygamma`, for float32 and float64, and the unary ones for float16 and (`Erf`, `Erfc`)
+//! bfloat16 where TensorFlow has those kernels.
 //!
 //! The numerics are weir's own float64 implementations (one file per family); float32 inputs
 //! are evaluated in float64 and rounded, which stays within TensorFlow's float32 kernels' few
-//! ulp.
+//! ulp; the half types round that float32 value again, as Eigen computes them in float32.
 
 mod bessel;
 mod erf;
@@ -15,7 +16,7 @@ use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result};
 
 use super::bcast::{broadcast_shape_fn, broadcast_update, unary_update};
-use super::unary::{same_shape, unary};
+use super::unary::{half_update, no_kernel, same_shape, unary, FLOATS};
 
 /// `op(x)` under the name scope TensorFlow's Python wrapper opens.
 fn scoped_unary(scope: &str, op: &str, x: Output) -> Result<Output> {
@@ -137,9 +138,10 @@ fn erf_f64_kernel(x: f64) -> f64 {
     }
 }
 
-/// float32 `Erf` clamps instead: +-1 at +-inf.
+/// float32 `Erf` clamps instead: +-1 at +-inf; and, an odd polynomial in TensorFlow, keeps
+/// the sign of a zero.
 fn erf_f32_kernel(x: f32) -> f32 {
-    erf::erf(x as f64) as f32
+    (erf::erf(x as f64) as f32).copysign(x)
 }
 
 struct SpecialKernel(Eval);
@@ -157,6 +159,10 @@ impl Kernel for SpecialKernel {
             (Eval::Unary(f, _), DType::F64) => unary_update(x, f)?,
             (Eval::Unary(_, Some(f32_fn)), DType::F32) => unary_update(x, f32_fn)?,
             (Eval::Unary(f, None), DType::F32) => unary_update(x, |v: f32| f(v as f64) as f32)?,
+            (Eval::Unary(_, Some(f32_fn)), DType::F16 | DType::BF16) => half_update(x, f32_fn)?,
+            (Eval::Unary(f, None), DType::F16 | DType::BF16) => {
+                half_update(x, |v| f(v as f64) as f32)?
+            }
             (Eval::Binary(f, ..), DType::F64) => broadcast_update(x, ctx.take_input(1), f)?,
             (Eval::Binary(f, ..), DType::F32) => {
                 broadcast_update(x, ctx.take_input(1), |a: f32, b: f32| {
@@ -176,7 +182,22 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         .find(|(name, _)| *name == node.op_type())
         .map(|&(_, eval)| eval)
         .ok_or_else(|| Error::internal(format!("not a special function: {}", node.op_type())))?;
+    if let Eval::Unary(..) = eval {
+        no_kernel(node, kernels(node.op_type()))?;
+    }
     Ok(Box::new(SpecialKernel(eval)))
+}
+
+/// TensorFlow's CPU kernels of the unary special functions, in the order its "Registered
+/// kernels" message lists them: every op def takes both half types, but only `Erf` and `Erfc`
+/// have a bfloat16 kernel, and `Erfinv` and `Ndtri` no half one.
+fn kernels(op: &str) -> &'static [DType] {
+    match op {
+        "Erf" | "Erfc" => FLOATS,
+        "Erfinv" | "Ndtri" => &[DType::F64, DType::F32],
+        "Lgamma" | "Digamma" => &[DType::F64, DType::F16, DType::F32],
+        _ => &[DType::F64, DType::F32, DType::F16],
+    }
 }
 
 pub(super) fn register() {
@@ -186,13 +207,15 @@ pub(super) fn register() {
                 .input(a, ArgType::Attr("T"))
                 .input(b, ArgType::Attr("T"))
                 .output("z", ArgType::Attr("T"))
+                .type_attr("T", DType::FLOAT)
                 .shape_fn(broadcast_shape_fn),
             Eval::Unary(..) => OpDef::new(name)
                 .input("x", ArgType::Attr("T"))
                 .output("y", ArgType::Attr("T"))
+                .type_attr("T", FLOATS)
                 .shape_fn(same_shape),
         };
-        register_op(def.type_attr("T", DType::FLOAT));
+        register_op(def);
         register_kernel(name, make);
     }
 }

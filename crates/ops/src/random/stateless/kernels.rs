@@ -151,7 +151,7 @@ pub(super) fn register() {
                 .output("output", ArgType::Attr("dtype"))
                 .shape_fn(stateless_shape_fn),
             "dtype",
-            DType::FLOAT,
+            super::super::kernels::RANDOM_FLOATS,
             DType::F32,
         ));
         register_kernel(name, make_kernel);
