@@ -37,7 +37,7 @@ pub(crate) mod stack;
 mod strided_slice;
 pub(crate) mod tensor_scatter;
 mod tile_pad;
-mod transpose;
+pub(crate) mod transpose;
 mod unique_key;
 mod unique_v2;
 mod unique_with_counts;

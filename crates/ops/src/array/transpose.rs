@@ -63,7 +63,7 @@ pub fn reverse(tensor: impl Into<Output>, axis: impl Into<IndexArg>) -> Result<O
 }
 
 /// Checks `perm` is a permutation of `0..rank` (TensorFlow's messages).
-fn check_perm(perm: &[i64], rank: usize) -> Result<Vec<usize>> {
+pub(crate) fn check_perm(perm: &[i64], rank: usize) -> Result<Vec<usize>> {
     if perm.len() != rank {
         return Err(Error::invalid_argument(format!(
             "transpose expects a vector of size {rank}. But input(1) is a vector of size {}",
@@ -111,7 +111,7 @@ fn transpose_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 /// When the innermost output axis is short and the one before it longer (CHW -> HWC moves
 /// three channels per pixel), the two innermost axes are copied as one block, so the odometer
 /// steps once per image row instead of once per pixel (it was half of `cifar_t2`'s time).
-fn permute<T: TensorType>(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+pub(crate) fn permute<T: TensorType>(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     permute_with(x, perm, interleave::<T, 3>)
 }
 

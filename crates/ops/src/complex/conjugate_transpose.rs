@@ -4,10 +4,10 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result, Shape,
-    Tensor, TensorType,
 };
 
 use crate::array::shape_util::{const_i64s, to_i64s, unknown_dims};
+use crate::array::transpose::{check_perm, permute};
 use crate::array::IndexArg;
 
 /// `tf.transpose(a, perm, conjugate=True)` (op `ConjugateTranspose`): dim `i` of the output is
@@ -45,33 +45,6 @@ pub fn adjoint(matrix: impl Into<Output>) -> Result<Output> {
     conjugate_transpose(&x, perm)
 }
 
-/// Checks `perm` is a permutation of `0..rank` (TensorFlow's messages).
-fn check_perm(perm: &[i64], rank: usize) -> Result<Vec<usize>> {
-    if perm.len() != rank {
-        return Err(Error::invalid_argument(format!(
-            "transpose expects a vector of size {rank}. But input(1) is a vector of size {}",
-            perm.len()
-        )));
-    }
-    let mut seen = vec![false; rank];
-    for &d in perm {
-        if d < 0 || d as usize >= rank {
-            return Err(Error::invalid_argument(format!(
-                "{d} is out of range [0 .. {rank})"
-            )));
-        }
-        seen[d as usize] = true;
-    }
-    if let Some(i) = seen.iter().position(|&s| !s) {
-        let shown: Vec<String> = perm.iter().map(i64::to_string).collect();
-        return Err(Error::invalid_argument(format!(
-            "{i} is missing from {{{}}}.",
-            shown.join(",")
-        )));
-    }
-    Ok(perm.iter().map(|&d| d as usize).collect())
-}
-
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let x = ctx.input_shape(0).clone();
     let rank = x.rank().or(ctx.input_shape(1).dim(0));
@@ -94,40 +67,6 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `x` in the permuted layout, each element passed through `f`: the output is written in order
-/// while an odometer steps the input offset by each output axis's input stride.
-pub(crate) fn permute_map<T: TensorType>(
-    x: &Tensor,
-    perm: &[usize],
-    f: impl Fn(&T) -> T,
-) -> Result<Tensor> {
-    let src = x.as_slice::<T>()?;
-    let in_shape = x.shape();
-    let rank = perm.len();
-    let out_shape: Vec<usize> = perm.iter().map(|&p| in_shape[p]).collect();
-    let mut in_strides = vec![1usize; rank];
-    for i in (0..rank.saturating_sub(1)).rev() {
-        in_strides[i] = in_strides[i + 1] * in_shape[i + 1];
-    }
-    let strides: Vec<usize> = perm.iter().map(|&p| in_strides[p]).collect();
-    let mut out = Vec::with_capacity(src.len());
-    let mut idx = vec![0usize; rank];
-    let mut off = 0usize;
-    for _ in 0..src.len() {
-        out.push(f(&src[off]));
-        for ax in (0..rank).rev() {
-            idx[ax] += 1;
-            off += strides[ax];
-            if idx[ax] < out_shape[ax] {
-                break;
-            }
-            off -= strides[ax] * out_shape[ax];
-            idx[ax] = 0;
-        }
-    }
-    Tensor::from_vec(&out_shape, out)
-}
-
 struct ConjugateTransposeKernel;
 
 impl Kernel for ConjugateTransposeKernel {
@@ -135,12 +74,15 @@ impl Kernel for ConjugateTransposeKernel {
         let perm = to_i64s(ctx.input(1))?;
         let x = ctx.input(0);
         let perm = check_perm(&perm, x.rank())?;
-        let out = match x.dtype() {
-            DType::C64 => permute_map::<weir_graph::Complex<f32>>(x, &perm, |z| z.conj())?,
-            DType::C128 => permute_map::<weir_graph::Complex<f64>>(x, &perm, |z| z.conj())?,
-            dt => weir_graph::match_data_dtype!(dt, T => permute_map::<T>(x, &perm, T::clone)?,
-                _ => return Err(Error::invalid_argument(format!("Cannot transpose {dt} tensors")))),
-        };
+        let dt = x.dtype();
+        // Transpose's copy, then the conjugate in place: the permuted tensor is ours alone.
+        let mut out = weir_graph::match_data_dtype!(dt, T => permute::<T>(x, &perm)?,
+            _ => return Err(Error::invalid_argument(format!("Cannot transpose {dt} tensors"))));
+        weir_graph::match_complex_dtype!(dt, T => {
+            for z in out.as_slice_mut::<T>()? {
+                *z = z.conj();
+            }
+        }, _ => {});
         ctx.set_output(0, out);
         Ok(())
     }
@@ -159,18 +101,4 @@ pub(super) fn register() {
     register_kernel("ConjugateTranspose", |_| {
         Ok(Box::new(ConjugateTransposeKernel))
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn permutes_and_conjugates() {
-        let x = Tensor::from_vec(&[2, 3], (0..6).collect::<Vec<i32>>()).unwrap();
-        let t = permute_map::<i32>(&x, &[1, 0], |v| *v).unwrap();
-        assert_eq!(t.shape(), &[3, 2]);
-        assert_eq!(t.to_vec::<i32>().unwrap(), vec![0, 3, 1, 4, 2, 5]);
-        assert!(check_perm(&[0, 0], 2).is_err());
-    }
 }

@@ -14,8 +14,8 @@ use weir_graph::{
 
 use crate::math::broadcast_shapes;
 
-const REAL: &[DType] = &[DType::F32, DType::F64];
-const COMPLEX: &[DType] = &[DType::C64, DType::C128];
+const REAL: &[DType] = DType::FLOAT;
+const COMPLEX: &[DType] = DType::COMPLEX;
 
 /// The complex dtype whose parts are `dt` (float32 -> complex64, float64 -> complex128).
 pub(crate) fn complex_of(dt: DType) -> Option<DType> {

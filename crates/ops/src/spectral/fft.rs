@@ -13,7 +13,7 @@ use weir_graph::{
 use super::engine::fft_axis;
 use crate::complex::with_default;
 
-const COMPLEX: &[DType] = &[DType::C64, DType::C128];
+const COMPLEX: &[DType] = DType::COMPLEX;
 
 /// The complex FFT ops: (op type, transform rank, inverse).
 pub(crate) const C2C_OPS: &[(&str, usize, bool)] = &[

@@ -17,8 +17,8 @@ use super::fft::{check_rank, rank_at_least, rank_of};
 use crate::array::IndexArg;
 use crate::complex::{complex_of, real_of, with_default};
 
-const REAL: &[DType] = &[DType::F32, DType::F64];
-const COMPLEX: &[DType] = &[DType::C64, DType::C128];
+const REAL: &[DType] = DType::FLOAT;
+const COMPLEX: &[DType] = DType::COMPLEX;
 
 /// The real FFT ops: (op type, transform rank, forward).
 const R_OPS: &[(&str, usize, bool)] = &[

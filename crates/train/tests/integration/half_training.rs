@@ -9,9 +9,7 @@ use weir_ops::array::constant;
 use weir_ops::math::{matmul, Reduce};
 use weir_ops::nn;
 use weir_ops::state::{global_variables_initializer, Variable};
-use weir_ops::training::apply_gradient_descent;
 use weir_session::{RunArgs, Session};
-use weir_train::gradients::gradients;
 use weir_train::{GradientDescentOptimizer, Optimizer};
 
 #[test]
@@ -35,22 +33,7 @@ fn float16_softmax_regression_trains_as_tensorflow() -> Result<()> {
         labels, logits,
     )?)?;
     let lr = c["learning_rate"].as_f64().unwrap() as f32;
-    let train = match GradientDescentOptimizer::new(lr).minimize(&loss, None, None) {
-        Ok(op) => op,
-        Err(e) => {
-            // Where the optimizer cannot build a float16 step yet, the step it builds by hand:
-            // tf.gradients, then ApplyGradientDescent with the learning rate in float16.
-            eprintln!("GradientDescentOptimizer in float16: {e}");
-            let grads = gradients(std::slice::from_ref(&loss), &[w.value(), b.value()], None)?;
-            let alpha = constant(&g, weir_graph::f16::from_f32(lr))?;
-            let mut step = g.new_operation("NoOp").name("train");
-            for (v, d) in [&w, &b].into_iter().zip(grads) {
-                let d = d.expect("a gradient");
-                step = step.control_input(&apply_gradient_descent(v, alpha.clone(), d)?.op());
-            }
-            step.build()?
-        }
-    };
+    let train = GradientDescentOptimizer::new(lr).minimize(&loss, None, None)?;
     let sess = Session::new(&g)?;
     sess.run_target(&global_variables_initializer(&g)?)?;
     for (i, step) in c["steps"].as_array().unwrap().iter().enumerate() {
