@@ -104,6 +104,7 @@ mod script;
 mod segment_more;
 mod serialize_tensor;
 mod sets;
+mod signal_dct;
 mod sparse;
 mod sparse_cross;
 mod sparse_math;

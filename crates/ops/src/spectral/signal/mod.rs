@@ -1,9 +1,7 @@
 //! `tf.signal`'s composites, built from weir ops as TensorFlow's Python builds them: `frame`
 //! and `overlap_and_add`, the Hann and Hamming windows, `stft` and `inverse_stft` (with
-//! `inverse_stft_window_fn`), and `linear_to_mel_weight_matrix`.
-//!
-//! `mfccs_from_log_mel_spectrograms` and `dct` are not here: they multiply complex tensors,
-//! which weir's math kernels do not take yet.
+//! `inverse_stft_window_fn`), `linear_to_mel_weight_matrix`, `dct` and `idct` (types 1 to 4)
+//! and `mfccs_from_log_mel_spectrograms`.
 //!
 //! ```
 //! use weir_graph::{DType, Graph, Shape, Tensor};
@@ -16,11 +14,13 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
+mod dct;
 mod frame;
 mod mel;
 mod stft;
 mod window;
 
+pub use dct::{dct, idct, mfccs_from_log_mel_spectrograms, Dct};
 pub use frame::{frame, overlap_and_add, Frame};
 pub use mel::{linear_to_mel_weight_matrix, LinearToMelWeightMatrix};
 pub use stft::{inverse_stft, inverse_stft_window_fn, stft, InverseStft, Stft};
