@@ -84,6 +84,25 @@ impl DType {
         DType::U64,
         DType::Bool,
     ];
+    /// Every number type: the real ones, the halves and complex (TensorFlow's `numbertypes`).
+    pub const NUMBER: &'static [DType] = &[
+        DType::F32,
+        DType::F64,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::F16,
+        DType::BF16,
+        DType::C64,
+        DType::C128,
+    ];
+    /// The real number types with the halves (TensorFlow's `realnumbertypes`).
+    pub const REAL_AND_HALF: &'static [DType] = DType::NUMBER.split_at(12).0;
     /// The real number types (TensorFlow's `realnumbertypes`), less the half types.
     pub const REAL_NUMBER: &'static [DType] = DType::NUMBER_AND_BOOL.split_at(10).0;
     /// `float32` and `float64`: the floating-point types every float kernel takes.
@@ -285,6 +304,18 @@ mod tests {
         );
     }
     use super::DType;
+
+    #[test]
+    fn number_lists_are_the_slices_they_claim() {
+        assert_eq!(DType::NUMBER.len(), 14);
+        assert!(!DType::NUMBER.contains(&DType::Bool));
+        assert!(DType::COMPLEX.iter().all(|d| DType::NUMBER.contains(d)));
+        assert!(DType::HALF.iter().all(|d| DType::REAL_AND_HALF.contains(d)));
+        assert!(DType::REAL_AND_HALF.iter().all(|d| !d.is_complex()));
+        assert!(DType::REAL_NUMBER
+            .iter()
+            .all(|d| DType::REAL_AND_HALF.contains(d)));
+    }
 
     #[test]
     fn every_dtype_is_the_data_dtypes_and_resource() {

@@ -16,38 +16,10 @@ use weir_graph::{bf16, f16, Complex, DType, HalfFloat, TensorType};
 use super::binary::Arith;
 
 /// Every real, half and complex type.
-pub(crate) const ALL_NUMBERS: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U32,
-    DType::U64,
-    DType::F16,
-    DType::BF16,
-    DType::C64,
-    DType::C128,
-];
+pub(crate) const ALL_NUMBERS: &[DType] = DType::NUMBER;
 
 /// The real types and the halves (no complex).
-pub(crate) const REAL_AND_HALF: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U32,
-    DType::U64,
-    DType::F16,
-    DType::BF16,
-];
+pub(crate) const REAL_AND_HALF: &[DType] = DType::REAL_AND_HALF;
 
 /// The float, half and complex types.
 pub(crate) const FLOAT_COMPLEX: &[DType] = &[
