@@ -131,6 +131,66 @@ impl Window<'_> {
         }
     }
 
+    /// Writes `src` (the window's elements in row-major order of the window) into the window
+    /// of `dst`: the inverse of [`Window::copy`], for `StridedSliceGrad` and the slice updates.
+    pub fn write<T: Clone>(&self, dst: &mut [T], src: &[T]) {
+        let total: usize = self.count.iter().product();
+        if total == 0 {
+            return;
+        }
+        let r = self.shape.len();
+        let mut k = r;
+        while k > 0 && self.is_full(k - 1) {
+            k -= 1;
+        }
+        let block: usize = self.shape[k..].iter().product();
+        if k == 0 {
+            dst[..block].clone_from_slice(&src[..block]);
+            return;
+        }
+        let mut strides = vec![0usize; k];
+        let mut s = block;
+        for j in (0..k).rev() {
+            strides[j] = s;
+            s *= self.shape[j];
+        }
+        let mut next = 0usize;
+        self.write_dim(dst, src, &mut next, 0, 0, (k, block), &strides);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_dim<T: Clone>(
+        &self,
+        dst: &mut [T],
+        src: &[T],
+        next: &mut usize,
+        j: usize,
+        base: usize,
+        (k, block): (usize, usize),
+        strides: &[usize],
+    ) {
+        let (b, st, n) = (self.begin[j], self.stride[j], self.count[j]);
+        if j + 1 == k {
+            if st == 1 {
+                let start = base + b as usize * block;
+                let len = n * block;
+                dst[start..start + len].clone_from_slice(&src[*next..*next + len]);
+                *next += len;
+            } else {
+                for i in 0..n as i64 {
+                    let start = base + (b + i * st) as usize * block;
+                    dst[start..start + block].clone_from_slice(&src[*next..*next + block]);
+                    *next += block;
+                }
+            }
+            return;
+        }
+        for i in 0..n as i64 {
+            let off = base + (b + i * st) as usize * strides[j];
+            self.write_dim(dst, src, next, j + 1, off, (k, block), strides);
+        }
+    }
+
     /// The window of `x` as a tensor of `out_shape` (the window's element count), sharing
     /// `x`'s buffer when the window is one contiguous range.
     pub fn apply(&self, x: &Tensor, out_shape: &[usize]) -> Result<Tensor> {

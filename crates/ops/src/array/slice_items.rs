@@ -135,6 +135,15 @@ macro_rules! s {
 /// `input[items]` as Python lowers it (`_slice_helper`): one `StridedSlice` with the masks the
 /// items imply.
 pub fn strided_slice_items(input: impl Into<Output>, items: &[SliceItem]) -> Result<Output> {
+    let (masks, begin, end, strides) = lower_items(items)?;
+    masks.build(input, &begin, &end, &strides)
+}
+
+/// The masks and the `begin`, `end` and `strides` vectors of a lowered index expression.
+pub(crate) type LoweredItems = (StridedSlice, Vec<i64>, Vec<i64>, Vec<i64>);
+
+/// The masks and the `begin`, `end` and `strides` vectors that `items` lower to.
+pub(crate) fn lower_items(items: &[SliceItem]) -> Result<LoweredItems> {
     let (mut begin, mut end, mut strides) = (Vec::new(), Vec::new(), Vec::new());
     let (mut begin_mask, mut end_mask, mut ellipsis_mask, mut new_axis_mask, mut shrink_axis_mask) =
         (0i64, 0i64, 0i64, 0i64, 0i64);
@@ -182,13 +191,13 @@ pub fn strided_slice_items(input: impl Into<Output>, items: &[SliceItem]) -> Res
             }
         }
     }
-    StridedSlice::new()
+    let masks = StridedSlice::new()
         .begin_mask(begin_mask)
         .end_mask(end_mask)
         .ellipsis_mask(ellipsis_mask)
         .new_axis_mask(new_axis_mask)
-        .shrink_axis_mask(shrink_axis_mask)
-        .build(input, &begin, &end, &strides)
+        .shrink_axis_mask(shrink_axis_mask);
+    Ok((masks, begin, end, strides))
 }
 
 /// Method-call forms of the array builders.

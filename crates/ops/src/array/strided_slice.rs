@@ -7,8 +7,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Output, Result, Shape,
+    ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpBuilder,
+    OpContext, OpDef, Output, Result, Shape,
 };
 
 use super::shape_util::{const_i64s, index_const, to_i64s};
@@ -88,18 +88,21 @@ impl StridedSlice {
         strides: Output,
     ) -> Result<Output> {
         let g = crate::util::same_graph(&[&input, &begin, &end, &strides])?.clone();
-        crate::new_op(&g, "StridedSlice")
+        let b = crate::new_op(&g, "StridedSlice")
             .input(input)
             .input(begin)
             .input(end)
-            .input(strides)
-            .attr("begin_mask", self.begin_mask)
+            .input(strides);
+        self.set_masks(b).build()?.output(0)
+    }
+
+    /// Sets the five mask attrs on a strided-slice op being built.
+    pub(crate) fn set_masks(self, b: OpBuilder) -> OpBuilder {
+        b.attr("begin_mask", self.begin_mask)
             .attr("end_mask", self.end_mask)
             .attr("ellipsis_mask", self.ellipsis_mask)
             .attr("new_axis_mask", self.new_axis_mask)
             .attr("shrink_axis_mask", self.shrink_axis_mask)
-            .build()?
-            .output(0)
     }
 }
 
@@ -114,13 +117,13 @@ pub fn strided_slice(
 }
 
 /// The dense form of a strided slice over one input shape.
-struct Dense {
-    begin: Vec<i64>,
-    strides: Vec<i64>,
+pub(super) struct Dense {
+    pub(super) begin: Vec<i64>,
+    pub(super) strides: Vec<i64>,
     /// The size taken along each input dim (unknown where the input dim is).
-    processing: Vec<Option<usize>>,
+    pub(super) processing: Vec<Option<usize>>,
     /// The output shape: processing sizes minus shrunk dims, plus new axes.
-    final_shape: Vec<Option<usize>>,
+    pub(super) final_shape: Vec<Option<usize>>,
 }
 
 #[derive(Clone, Copy)]
@@ -135,7 +138,7 @@ fn bit(mask: i64, i: usize) -> bool {
 }
 
 /// TensorFlow's `ValidateStridedSliceOp` over a partially known input shape.
-fn validate(
+pub(super) fn validate(
     dims: &[Option<usize>],
     begin: &[i64],
     end: &[i64],
@@ -282,7 +285,22 @@ fn validate(
     })
 }
 
-fn masks_of(attrs: impl Fn(&str) -> Result<i64>) -> Result<StridedSlice> {
+/// Adds the five mask attrs of the strided-slice ops, with TensorFlow's default 0.
+pub(crate) fn with_mask_attrs(mut def: OpDef) -> OpDef {
+    for m in [
+        "begin_mask",
+        "end_mask",
+        "ellipsis_mask",
+        "new_axis_mask",
+        "shrink_axis_mask",
+    ] {
+        def = def.attr(m, AttrKind::Int, Some(AttrValue::Int(0)));
+    }
+    def
+}
+
+/// The masks from a node's (or an inference context's) attrs.
+pub(crate) fn masks_of(attrs: impl Fn(&str) -> Result<i64>) -> Result<StridedSlice> {
     Ok(StridedSlice {
         begin_mask: attrs("begin_mask")?,
         end_mask: attrs("end_mask")?,
@@ -355,7 +373,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
 }
 
 pub(super) fn register() {
-    let mut def = OpDef::new("StridedSlice")
+    let def = OpDef::new("StridedSlice")
         .input("input", ArgType::Attr("T"))
         .input("begin", ArgType::Attr("Index"))
         .input("end", ArgType::Attr("Index"))
@@ -363,16 +381,7 @@ pub(super) fn register() {
         .output("output", ArgType::Attr("T"))
         .type_attr("T", DType::ALL_DATA)
         .type_attr("Index", &[DType::I32, DType::I64]);
-    for m in [
-        "begin_mask",
-        "end_mask",
-        "ellipsis_mask",
-        "new_axis_mask",
-        "shrink_axis_mask",
-    ] {
-        def = def.attr(m, AttrKind::Int, Some(AttrValue::Int(0)));
-    }
-    register_op(def.shape_fn(shape_fn));
+    register_op(with_mask_attrs(def).shape_fn(shape_fn));
     register_kernel("StridedSlice", make);
 }
 

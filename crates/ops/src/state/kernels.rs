@@ -42,6 +42,11 @@ impl VariableResource {
         self.value.write()
     }
 
+    /// The variable's dtype.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
     /// The FailedPrecondition for reading this variable before it has a value.
     pub(crate) fn uninitialized_error(&self) -> Error {
         self.uninitialized()

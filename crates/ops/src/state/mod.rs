@@ -7,6 +7,7 @@ mod initializers;
 mod kernels;
 mod resource_variables;
 mod scatter;
+mod strided_slice_assign;
 mod variable;
 mod variable_proto;
 
@@ -30,4 +31,5 @@ pub(crate) fn register_all_ops() {
     kernels::register();
     resource_variables::register();
     scatter::register();
+    strided_slice_assign::register();
 }

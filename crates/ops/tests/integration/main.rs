@@ -112,6 +112,7 @@ mod sparse_serialize;
 mod sparse_structure;
 mod spectral;
 mod stateless_random;
+mod strided_slice_write;
 mod string;
 mod strings_more;
 mod strings_unicode;

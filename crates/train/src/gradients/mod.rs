@@ -24,6 +24,7 @@ mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
 mod spectral_grad;
+mod strided_slice_grad;
 mod tensor_array_grad;
 mod util;
 mod while_grad;
@@ -86,6 +87,7 @@ fn register_all() {
         image_more_grad::register();
         complex_grad::register();
         spectral_grad::register();
+        strided_slice_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {
@@ -154,6 +156,49 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "DenseToDenseSetOperation",
     "DenseToSparseSetOperation",
     "SparseToSparseSetOperation",
+    // The rest of TensorFlow 2.21's `ops.NotDifferentiable` list that weir has: variable
+    // updates, tables, summaries, strings and byte decoders, shape helpers.
+    "Assign",
+    "AssignAdd",
+    "AssignSub",
+    "VarIsInitializedOp",
+    "Assert",
+    "ShapeN",
+    "ConcatOffset",
+    "InvertPermutation",
+    "HSVToRGB",
+    "DecodeRaw",
+    "DecodePaddedRaw",
+    "SerializeTensor",
+    "ParseTensor",
+    "AsString",
+    "StringToNumber",
+    "StringJoin",
+    "StringSplit",
+    "ReduceJoin",
+    "RegexReplace",
+    "EncodeBase64",
+    "DecodeBase64",
+    "StringToHashBucketFast",
+    "StringToHashBucketStrong",
+    "HashTableV2",
+    "MutableHashTableV2",
+    "MutableHashTableOfTensorsV2",
+    "InitializeTableV2",
+    "InitializeTableFromTextFileV2",
+    "LookupTableFindV2",
+    "LookupTableInsertV2",
+    "LookupTableSizeV2",
+    "ScalarSummary",
+    "HistogramSummary",
+    "ImageSummary",
+    "AudioSummaryV2",
+    "TensorSummaryV2",
+    "MergeSummary",
+    "SparseConcat",
+    "ReduceDataset",
+    "PyFunc",
+    "PyFuncStateless",
 ];
 
 /// Whether gradients flow into tensors of `dtype`: real and complex floats (TensorFlow's

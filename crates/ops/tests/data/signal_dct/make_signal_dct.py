@@ -1,5 +1,6 @@
 """Writes expected.json: tf.signal.dct / idct / mfccs_from_log_mel_spectrograms cases from
-TensorFlow 2.21 (float32 and float64 inputs, every type/norm combination, n, and errors)."""
+TensorFlow 2.21 (float32 and float64 inputs, every type/norm combination, n, and errors), and
+the gradients of each transform ("grads")."""
 import json
 import os
 
@@ -56,6 +57,28 @@ run("err_norm", "idct", x, norm="bogus")
 run("err_t1_len1", "dct", x[:, :1], type=1)
 run("err_mfcc_empty", "mfcc", x[:, :0])
 
+# Gradients: tf.gradients of each transform of a [2, 8] input with a fixed grad_ys.
+grads = []
+for dt in (np.float32, np.float64):
+    x = rng.uniform(-2, 2, size=(2, 8)).astype(dt)
+    gy = rng.uniform(-1, 1, size=(2, 8)).astype(dt)
+    combos = [(fn, t, norm) for fn in ("dct", "idct") for t in (1, 2, 3, 4)
+              for norm in (None, "ortho") if not (t == 1 and norm == "ortho")]
+    for fn, t, norm in combos + [("mfcc", None, None)]:
+        g = tf.Graph()
+        with g.as_default():
+            xt = tf.constant(x)
+            if fn == "mfcc":
+                y = tf.signal.mfccs_from_log_mel_spectrograms(xt)
+            else:
+                y = getattr(tf.signal, fn)(xt, type=t, norm=norm)
+            (d,) = tf.gradients(y, [xt], grad_ys=[tf.constant(gy)])
+            with tf.Session() as s:
+                out = s.run(d)
+        grads.append({"name": f"grad_{fn}_t{t}_{norm}_{dt.__name__}", "fn": fn, "dtype": str(x.dtype),
+                      "attrs": {"type": t, "norm": norm}, "input": x.ravel().tolist(),
+                      "grad_ys": gy.ravel().tolist(), "grad": out.ravel().astype(np.float64).tolist()})
+
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json"), "w") as f:
-    json.dump({"cases": cases}, f)
+    json.dump({"cases": cases, "grads": grads}, f)
 print(len(cases), "cases", sum("error" in c for c in cases), "errors")

@@ -437,6 +437,7 @@ pub fn spec_dtype(name: &str) -> DType {
         "int64" => DType::I64,
         "uint8" => DType::U8,
         "uint16" => DType::U16,
+        "float16" => DType::F16,
         "bool" => DType::Bool,
         "string" => DType::String,
         other => panic!("dtype {other}"),
