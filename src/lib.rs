@@ -98,7 +98,7 @@ pub mod prelude {
         cholesky, diag, diag_part, einsum, matrix_band_part, matrix_determinant, matrix_inverse,
         matrix_triangular_solve, MatrixDiag,
     };
-    pub use weir_ops::logging::{print, Print};
+    pub use weir_ops::logging::{print, print_v2, OutputStream, Print, PrintArg, PrintV2};
     pub use weir_ops::lookup::{
         index_table_from_file, index_table_from_tensor, index_to_string_table_from_file,
         index_to_string_table_from_tensor, tables_initializer, KeyValueTensorInitializer,
@@ -156,8 +156,9 @@ pub mod prelude {
         scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update,
     };
     pub use weir_ops::string::{
-        as_string, decode_base64, encode_base64, regex_full_match, string_join, string_length,
-        string_split, string_to_hash_bucket_fast, string_to_number, strings_split, substr,
+        as_string, decode_base64, encode_base64, regex_full_match, string_format, string_join,
+        string_length, string_split, string_to_hash_bucket_fast, string_to_number, strings_split,
+        substr,
     };
     pub use weir_ops::tensor_array::TensorArray;
     pub use weir_ops::{complex, spectral};

@@ -65,6 +65,123 @@ impl Tensor {
     }
 }
 
+impl Tensor {
+    /// At most `max_entries` values from each end of every dimension (all when negative), as
+    /// TensorFlow's `Tensor::SummarizeValue(max_entries, print_v2=true)` writes them for
+    /// `tf.print` and `tf.strings.format`: numpy's layout, `...` where values were left out,
+    /// strings quoted and C-escaped, types it cannot print as `?`.
+    ///
+    /// ```
+    /// use weir_graph::Tensor;
+    /// let t = Tensor::from_vec(&[2, 3], vec![1.5f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// assert_eq!(t.summarize_value_v2(3), "[[1.5 2 3]\n [4 5 6]]");
+    /// assert_eq!(Tensor::from((0..10).collect::<Vec<i64>>()).summarize_value_v2(2), "[0 1 ... 8 9]");
+    /// assert_eq!(Tensor::from(vec!["a\"b"]).summarize_value_v2(3), r#"["a\"b"]"#);
+    /// # Ok::<(), weir_graph::Error>(())
+    /// ```
+    pub fn summarize_value_v2(&self, max_entries: i64) -> String {
+        let n = self.num_elements();
+        let max = usize::try_from(max_entries).unwrap_or(n);
+        let limit = max.min(n);
+        let mut out = String::new();
+        if !printable_v2(self.dtype()) {
+            // TensorFlow's fallback for the types it has no printer for.
+            let rank = self.shape().len();
+            if rank > 0 {
+                out.push('[');
+            }
+            out.push_str(&vec!["?"; limit].join(" "));
+            if max < n {
+                out.push_str("...");
+            }
+            if rank > 0 {
+                out.push(']');
+            }
+            return out;
+        }
+        if self.shape().is_empty() {
+            for i in 0..limit {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(&self.element_v2(i));
+            }
+            if n > limit {
+                out.push_str("...");
+            }
+            return out;
+        }
+        self.one_dim_v2(0, limit, 0, &mut out);
+        out
+    }
+
+    /// Dimension `dim` from flat element `base` on (TensorFlow's `PrintOneDimV2`): the first
+    /// and last `ends` entries, `...` between them when some were left out.
+    fn one_dim_v2(&self, dim: usize, ends: usize, base: usize, out: &mut String) {
+        let shape = self.shape();
+        if dim == shape.len() {
+            out.push_str(&self.element_v2(base));
+            return;
+        }
+        out.push('[');
+        let count = shape[dim];
+        let stride: usize = shape[dim + 1..].iter().product();
+        for i in 0..ends.min(count) {
+            if i > 0 {
+                dim_spacing(dim, shape.len(), out);
+            }
+            self.one_dim_v2(dim + 1, ends, base + stride * i, out);
+        }
+        if count > 2 * ends {
+            dim_spacing(dim, shape.len(), out);
+            out.push_str("...");
+        }
+        for i in ends.max(count.saturating_sub(ends))..count {
+            dim_spacing(dim, shape.len(), out);
+            self.one_dim_v2(dim + 1, ends, base + stride * i, out);
+        }
+        out.push(']');
+    }
+
+    /// Element `i` as `PrintOneElement(x, print_v2=true)` writes it.
+    fn element_v2(&self, i: usize) -> String {
+        let one = |t: &Tensor| -> Option<String> {
+            Some(match t.dtype() {
+                DType::String => format!("\"{}\"", c_escape(&t.as_slice::<Bytes>().ok()?[i])),
+                DType::Bool => u8::from(t.as_slice::<bool>().ok()?[i]).to_string(),
+                DType::F32 => float_to_string(t.as_slice::<f32>().ok()?[i]),
+                DType::F64 => double_to_string(t.as_slice::<f64>().ok()?[i]),
+                DType::F16 => float_to_string(t.as_slice::<crate::f16>().ok()?[i].to_f32()),
+                DType::BF16 => float_to_string(t.as_slice::<crate::bf16>().ok()?[i].to_f32()),
+                d => crate::match_real_dtype!(d, T => t.as_slice::<T>().ok()?[i].to_string(),
+                    _ => return None),
+            })
+        };
+        one(self).unwrap_or_else(|| "?".to_string())
+    }
+}
+
+/// Whether `SummarizeValue` has an element printer for `dtype` (complex numbers, handles and
+/// variants print as `?` in its print_v2 form).
+fn printable_v2(dtype: DType) -> bool {
+    !matches!(dtype, DType::C64 | DType::C128 | DType::Resource)
+}
+
+/// The separator between entries of dimension `dim` (TensorFlow's `PrintDimSpacing`): a space
+/// in the innermost one, else one newline per inner dimension and an indent.
+fn dim_spacing(dim: usize, rank: usize, out: &mut String) {
+    if dim + 1 == rank {
+        out.push(' ');
+        return;
+    }
+    for _ in 0..rank - dim - 1 {
+        out.push('\n');
+    }
+    for _ in 0..=dim {
+        out.push(' ');
+    }
+}
+
 /// The first `limit` elements of `values`, each as `show` writes it.
 fn strings<T>(
     values: crate::Result<&[T]>,
@@ -131,8 +248,14 @@ fn c_escape(b: &[u8]) -> String {
 }
 
 /// A float as TensorFlow's `FloatToBuffer` writes it: `%.6g`, or `%.9g` when six digits do not
-/// read back as the same float.
+/// read back as the same float; subnormals as zero.
 fn float_to_string(v: f32) -> String {
+    // TensorFlow's kernels run with denormals flushed, so a subnormal reaches printf as zero.
+    let v = if v.is_subnormal() {
+        0.0f32.copysign(v)
+    } else {
+        v
+    };
     let short = g_format(f64::from(v), 6);
     if short.parse::<f32>().is_ok_and(|r| r == v) {
         short
@@ -144,6 +267,11 @@ fn float_to_string(v: f32) -> String {
 /// A double as TensorFlow's `DoubleToBuffer` writes it: `%.15g`, or `%.17g` when fifteen digits
 /// do not read back as the same double.
 fn double_to_string(v: f64) -> String {
+    let v = if v.is_subnormal() {
+        0.0f64.copysign(v)
+    } else {
+        v
+    };
     let short = g_format(v, 15);
     if short.parse::<f64>().is_ok_and(|r| r == v) {
         short

@@ -34,6 +34,7 @@ mod reduce_join;
 mod regex_match;
 mod regex_replace;
 mod segment_join;
+mod string_format;
 mod strip_case;
 mod substr;
 mod unicode;
@@ -47,6 +48,7 @@ pub use reduce_join::{reduce_join, reduce_join_tensor};
 pub use regex_match::{regex_full_match, regex_full_match_tensor};
 pub use regex_replace::{regex_replace, regex_replace_tensor};
 pub use segment_join::unsorted_segment_join;
+pub use string_format::{string_format, StringFormat};
 pub use strip_case::{lower, strip, upper};
 pub use substr::{string_length, substr, Substr};
 pub use unicode::{
@@ -67,6 +69,7 @@ pub(crate) fn register_all_ops() {
     regex_match::register();
     regex_replace::register();
     segment_join::register();
+    string_format::register();
     strip_case::register();
     substr::register();
     unicode::register();

@@ -114,6 +114,7 @@ mod spectral;
 mod stateless_random;
 mod strided_slice_write;
 mod string;
+mod string_format;
 mod strings_more;
 mod strings_unicode;
 mod summary;

@@ -438,6 +438,10 @@ pub fn spec_dtype(name: &str) -> DType {
         "uint8" => DType::U8,
         "uint16" => DType::U16,
         "float16" => DType::F16,
+        "bfloat16" => DType::BF16,
+        "uint32" => DType::U32,
+        "uint64" => DType::U64,
+        "complex64" => DType::C64,
         "bool" => DType::Bool,
         "string" => DType::String,
         other => panic!("dtype {other}"),
@@ -477,7 +481,19 @@ pub fn spec_tensor(spec: &Value) -> Tensor {
                 .map(|x| weir_graph::bf16::from_bits(uint(x) as u16))
                 .collect(),
         ),
-        DType::C64 | DType::C128 => panic!("no complex specs"),
+        // Complex numbers as the bit patterns of their parts, real part first.
+        DType::C64 => Tensor::from_vec(
+            &dims,
+            v.chunks(2)
+                .map(|p| {
+                    weir_graph::Complex::new(
+                        f32::from_bits(uint(&p[0]) as u32),
+                        f32::from_bits(uint(&p[1]) as u32),
+                    )
+                })
+                .collect(),
+        ),
+        DType::C128 => panic!("no complex128 specs"),
         DType::Bool => Tensor::from_vec(&dims, v.iter().map(|x| x.as_bool().unwrap()).collect()),
         DType::String => Tensor::from_vec(
             &dims,

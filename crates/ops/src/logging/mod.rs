@@ -1,5 +1,10 @@
 //! `Print` (TensorFlow's `tf.Print`, logging_ops): passes its input through and writes a line
-//! of tensor values to standard error each time it runs.
+//! of tensor values to standard error each time it runs; and `tf.print` ([`print_v2`]), its
+//! successor, which formats its arguments numpy-style and can write to other streams.
+
+mod print_v2;
+
+pub use print_v2::{print_v2, OutputStream, PrintArg, PrintV2};
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -133,6 +138,7 @@ impl Kernel for PrintKernel {
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
+    print_v2::register();
     register_op(
         OpDef::new("Print")
             .input("input", ArgType::Attr("T"))
