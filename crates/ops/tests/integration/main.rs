@@ -58,6 +58,7 @@ mod image_codecs;
 mod image_codecs_ops;
 mod image_codecs_props;
 mod image_crop_pad;
+mod image_grad_ops;
 mod image_hsv;
 mod image_more;
 mod image_ops_more;

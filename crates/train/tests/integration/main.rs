@@ -12,6 +12,7 @@ mod gradients;
 mod gradients_debug;
 mod half_nn_grad;
 mod half_training;
+mod image_grad;
 mod image_ops_more_grad;
 mod input_pipeline;
 mod layers;
