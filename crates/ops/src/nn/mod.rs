@@ -48,6 +48,7 @@ mod in_top_k;
 mod losses;
 mod lrn;
 mod max_pool_argmax;
+mod max_pool_grad_grad;
 mod moments;
 mod normalize;
 mod padding;
@@ -96,6 +97,7 @@ pub use losses::{
 };
 pub use lrn::{lrn, lrn_grad, Lrn};
 pub use max_pool_argmax::{max_pool_with_argmax, MaxPoolWithArgmax};
+pub use max_pool_grad_grad::max_pool_grad_grad;
 pub use moments::{batch_normalization, moments, Moments};
 pub use normalize::l2_normalize;
 pub use padding::{conv_output_size, Padding};
@@ -340,6 +342,7 @@ pub(crate) fn register_all_ops() {
     losses::register();
     lrn::register();
     max_pool_argmax::register();
+    max_pool_grad_grad::register();
     pool::register();
     softmax::register();
     top_k::register();

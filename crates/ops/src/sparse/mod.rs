@@ -51,6 +51,7 @@ mod cwise;
 mod dense_matmul;
 mod edit_distance;
 mod fill_empty_rows;
+mod grad_ops;
 mod indicator;
 mod minmax;
 mod reduce;
@@ -76,6 +77,7 @@ pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwi
 pub use dense_matmul::sparse_tensor_dense_matmul;
 pub use edit_distance::edit_distance;
 pub use fill_empty_rows::sparse_fill_empty_rows;
+pub use grad_ops::{sparse_fill_empty_rows_grad, sparse_slice_grad};
 pub use indicator::sparse_to_indicator;
 pub use minmax::{sparse_maximum, sparse_minimum};
 pub use reduce::{
@@ -108,6 +110,7 @@ pub(crate) fn register_all_ops() {
     dense_matmul::register();
     edit_distance::register();
     fill_empty_rows::register();
+    grad_ops::register();
     minmax::register();
     reduce::register();
     reorder::register();

@@ -108,6 +108,7 @@ mod sets;
 mod signal_dct;
 mod sparse;
 mod sparse_cross;
+mod sparse_grad_ops;
 mod sparse_math;
 mod sparse_serialize;
 mod sparse_structure;

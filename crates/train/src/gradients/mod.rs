@@ -8,21 +8,26 @@
 
 mod array_grad;
 mod array_more_grad;
+mod builder;
 pub mod check;
 mod complex_grad;
 mod control_flow_grad;
 mod ctc_grad;
+mod hessians;
 mod image_more_grad;
 mod linalg_grad;
 mod math_binary_grad;
 mod math_grad;
+mod math_more_grad;
 mod math_special_grad;
 mod math_unary_grad;
 mod nn_grad;
+mod nn_second_grad;
 mod registry;
 mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
+mod sparse_more_grad;
 mod spectral_grad;
 mod strided_slice_grad;
 mod tensor_array_grad;
@@ -30,12 +35,14 @@ mod util;
 mod while_grad;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Once};
 
 use weir_graph::frames::{Frames, ROOT};
 use weir_graph::{AttrValue, DType, Error, Graph, Node, Operation, Output, Result};
 
+pub use builder::{Gradients, UnconnectedGradients};
+pub use hessians::hessians;
 use registry::{lookup, Entry};
 pub use registry::{register_gradient, register_not_differentiable, GradContext, GradFn};
 
@@ -71,18 +78,21 @@ fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         math_grad::register();
+        math_more_grad::register();
         math_binary_grad::register();
         math_special_grad::register();
         math_unary_grad::register();
         array_grad::register();
         array_more_grad::register();
         nn_grad::register();
+        nn_second_grad::register();
         control_flow_grad::register();
         tensor_array_grad::register();
         linalg_grad::register();
         scatter_grad::register();
         segment_more_grad::register();
         sparse_grad::register();
+        sparse_more_grad::register();
         ctc_grad::register();
         image_more_grad::register();
         complex_grad::register();
@@ -224,50 +234,40 @@ fn aggregate(g: &Graph, parts: Vec<Output>) -> Result<Option<Output>> {
 /// of `xs`; `None` for an `x` that no `y` depends on (or that is not floating-point).
 ///
 /// `grad_ys` weights each `y` (default: ones of its shape). The backward ops go under the name
-/// scope `gradients`, one `<op>_grad` scope per forward op.
+/// scope `gradients`, one `<op>_grad` scope per forward op. [`Gradients`] takes the other
+/// arguments of `tf.gradients` (`stop_gradients`, `unconnected_gradients`, `name`).
 pub fn gradients(
     ys: &[Output],
     xs: &[Output],
     grad_ys: Option<&[Output]>,
 ) -> Result<Vec<Option<Output>>> {
-    register_all();
-    weir_ops::register_all_ops();
-    let first = ys
-        .first()
-        .ok_or_else(|| Error::invalid_argument("gradients needs at least one y"))?;
-    let g = first.graph().clone();
-    for t in ys.iter().chain(xs).chain(grad_ys.unwrap_or(&[])) {
-        if !t.graph().ptr_eq(&g) {
-            return Err(Error::invalid_argument(format!(
-                "Tensor {} is not from the same graph as {}",
-                t.name(),
-                first.name()
-            )));
-        }
-    }
+    let mut b = Gradients::new();
     if let Some(gy) = grad_ys {
-        if gy.len() != ys.len() {
-            return Err(Error::invalid_argument(format!(
-                "Passed {} grad_ys for {} ys",
-                gy.len(),
-                ys.len()
-            )));
-        }
+        b = b.grad_ys(gy);
     }
+    b.build(ys, xs)
+}
+
+/// The backward walk of [`Gradients::build`], after its arguments are checked.
+fn backward(
+    g: &Graph,
+    ys: &[Output],
+    xs: &[Output],
+    grad_ys: Vec<Option<Output>>,
+    stop: &HashSet<usize>,
+    scope: &str,
+) -> Result<Vec<Option<Output>>> {
     let nodes = g.with_nodes(|n| n.to_vec());
     let frames = Frames::of(&nodes)?;
-    let _scope = g.name_scope("gradients");
-    let grad_ys = match grad_ys {
-        Some(gy) => gy.iter().cloned().map(Some).collect(),
-        None => vec![None; ys.len()],
-    };
+    let _scope = g.name_scope(scope);
     let prepared = RefCell::new(HashMap::new());
     let walk = Walk {
-        g: &g,
+        g,
         nodes: &nodes,
         frames: frames.as_ref(),
         frame: ROOT,
         prepared: &prepared,
+        stop,
     };
     walk.gradients(ys, xs, grad_ys)
 }
@@ -281,6 +281,8 @@ pub(crate) struct Walk<'a> {
     pub frame: usize,
     /// The forward sides of the loop gradients this computation made, by frame.
     pub prepared: &'a RefCell<HashMap<usize, Arc<while_grad::Prepared>>>,
+    /// The ops of `stop_gradients`: their outputs get gradients, their inputs none.
+    pub stop: &'a HashSet<usize>,
 }
 
 impl Walk<'_> {
@@ -398,7 +400,10 @@ impl Walk<'_> {
                 summed.insert((id, i), total.clone());
                 out_grads.push(total);
             }
-            if node.inputs().is_empty() || out_grads.iter().all(Option::is_none) {
+            if node.inputs().is_empty()
+                || out_grads.iter().all(Option::is_none)
+                || self.stop.contains(&id)
+            {
                 continue;
             }
             if !node

@@ -124,6 +124,7 @@ pub(super) fn loop_grad(
         frames: walk.frames,
         frame: f,
         prepared: walk.prepared,
+        stop: walk.stop,
     };
     // The gradients may know less of their static shapes than the values they start from (a
     // product's gradient forgets a batch dimension): only ranks are kept.
