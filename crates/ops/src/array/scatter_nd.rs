@@ -4,8 +4,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
-    Shape, Tensor,
+    format_dims, ArgType, Bytes, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output,
+    Result, Shape, Tensor, TensorType,
 };
 
 use super::shape_util::{const_i64s, to_i64s};
@@ -99,22 +99,48 @@ fn slice_offsets(idx: &[i64], is: &[usize], shape: &[usize]) -> Result<Vec<usize
     super::gather::index_row_offsets(idx, is, shape, "shape")
 }
 
-fn scatter<T: Arith>(
+fn scatter<T: TensorType + Default>(
+    updates: &Tensor,
+    rows: &[usize],
+    shape: &[usize],
+    n: usize,
+    inner: usize,
+    add: impl Fn(&T, &T) -> T,
+) -> Result<Tensor> {
+    let u = updates.as_slice::<T>()?;
+    let mut out = alloc_filled(shape, n, T::default(), updates.dtype())?;
+    for (r, &off) in rows.iter().enumerate() {
+        let dst = &mut out[off * inner..(off + 1) * inner];
+        for (o, v) in dst.iter_mut().zip(&u[r * inner..(r + 1) * inner]) {
+            *o = add(o, v);
+        }
+    }
+    Tensor::from_vec(shape, out)
+}
+
+/// [`scatter`] with the sum of TensorFlow's kernel for `dt`: `+` (each add rounded, for the
+/// half types), `||` for bools, concatenation for strings.
+fn scatter_any(
     updates: &Tensor,
     rows: &[usize],
     shape: &[usize],
     n: usize,
     inner: usize,
 ) -> Result<Tensor> {
-    let u = updates.as_slice::<T>()?;
-    let mut out = alloc_filled(shape, n, T::default(), updates.dtype())?;
-    for (r, &off) in rows.iter().enumerate() {
-        let dst = &mut out[off * inner..(off + 1) * inner];
-        for (o, &v) in dst.iter_mut().zip(&u[r * inner..(r + 1) * inner]) {
-            *o = T::add(*o, v);
-        }
-    }
-    Tensor::from_vec(shape, out)
+    let dt = updates.dtype();
+    weir_graph::match_real_dtype!(dt, T => scatter::<T>(updates, rows, shape, n, inner, |a, b| T::add(*a, *b)),
+    _ => weir_graph::match_half_dtype!(dt, T => scatter::<T>(updates, rows, shape, n, inner, |a, b| T::add(*a, *b)),
+    _ => weir_graph::match_complex_dtype!(dt, T => scatter::<T>(updates, rows, shape, n, inner, |a, b| a + b),
+    _ => match dt {
+        DType::Bool => scatter::<bool>(updates, rows, shape, n, inner, |a, b| *a || *b),
+        DType::String => scatter::<Bytes>(updates, rows, shape, n, inner, |a, b| {
+            let mut v = Vec::with_capacity(a.len() + b.len());
+            v.extend_from_slice(a);
+            v.extend_from_slice(b);
+            Bytes::from(v)
+        }),
+        _ => Err(Error::invalid_argument(format!("Cannot scatter {dt} tensors"))),
+    })))
 }
 
 struct ScatterNdKernel;
@@ -173,10 +199,7 @@ impl Kernel for ScatterNdKernel {
         }
         let rows = slice_offsets(&to_i64s(it)?, is, &shape)?;
         let inner: usize = shape[ix..].iter().product();
-        let dt = ut.dtype();
-        let out = weir_graph::match_real_dtype!(dt,
-            T => scatter::<T>(ut, &rows, &shape, n, inner)?,
-            _ => return Err(Error::invalid_argument(format!("Cannot scatter {dt} tensors"))));
+        let out = scatter_any(ut, &rows, &shape, n, inner)?;
         ctx.set_output(0, out);
         Ok(())
     }
@@ -198,7 +221,7 @@ pub(super) fn register() {
             .input("updates", ArgType::Attr("T"))
             .input("shape", ArgType::Attr("Tindices"))
             .output("output", ArgType::Attr("T"))
-            .type_attr("T", DType::REAL_NUMBER)
+            .type_attr("T", DType::ALL_DATA)
             .type_attr("Tindices", &[DType::I32, DType::I64])
             .shape_fn(shape_fn),
     );

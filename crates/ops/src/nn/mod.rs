@@ -34,6 +34,9 @@ mod avg_pool;
 mod bias_add;
 mod candidate_sampling;
 mod conv;
+mod conv3d;
+mod conv3d_kernels;
+mod conv3d_shape;
 mod conv_composites;
 mod ctc;
 mod depthwise_conv;
@@ -53,6 +56,8 @@ mod moments;
 mod normalize;
 mod padding;
 mod pool;
+mod pool3d;
+mod pool3d_grad;
 mod sampled_losses;
 mod softmax;
 mod top_k;
@@ -73,6 +78,9 @@ pub use candidate_sampling::{
     CandidateSamples,
 };
 pub use conv::{conv2d, conv2d_backprop_filter, conv2d_backprop_input, Conv2D};
+pub use conv3d::{
+    conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, Conv3D,
+};
 pub use conv_composites::{conv2d_transpose, depthwise_conv2d, separable_conv2d};
 pub use ctc::{
     ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss, prevent_gradient, CtcBeamSearchDecoder,
@@ -102,6 +110,9 @@ pub use moments::{batch_normalization, moments, Moments};
 pub use normalize::l2_normalize;
 pub use padding::{conv_output_size, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
+pub use pool3d::{
+    avg_pool3d, avg_pool3d_grad, max_pool3d, max_pool3d_grad, max_pool3d_grad_grad, Pool3D,
+};
 pub use sampled_losses::{nce_loss, sampled_softmax_loss, SampledLoss};
 pub use softmax::{log_softmax, softmax};
 pub use top_k::{top_k, top_k_v2};
@@ -333,6 +344,7 @@ pub(crate) fn register_all_ops() {
     bias_add::register();
     candidate_sampling::register();
     conv::register();
+    conv3d::register();
     ctc::register();
     depthwise_conv::register();
     dilation::register();
@@ -344,6 +356,7 @@ pub(crate) fn register_all_ops() {
     max_pool_argmax::register();
     max_pool_grad_grad::register();
     pool::register();
+    pool3d::register();
     softmax::register();
     top_k::register();
     unary_grad::register();

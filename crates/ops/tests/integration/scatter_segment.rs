@@ -260,3 +260,67 @@ fn sorted_segment_errors_are_tensorflows() {
         }
     }
 }
+
+#[test]
+fn scatter_nd_sums_every_dtype_as_tensorflow_does() {
+    // TensorFlow 2.21's tf.scatter_nd with all updates at index 0 of a [2] output gave
+    // [b'ab', b''], [True, False], float16 [2048, 0] (2048 + 1 rounds back to 2048 after each
+    // add) and complex64 [3+0j, 0].
+    let g = Graph::new();
+    let idx2 = constant(&g, Tensor::from_vec(&[2, 1], vec![0i32, 0]).unwrap()).unwrap();
+    let idx3 = constant(&g, Tensor::from_vec(&[3, 1], vec![0i32, 0, 0]).unwrap()).unwrap();
+    let shape = constant(&g, [2i32]).unwrap();
+    let s = scatter_nd(&idx2, constant(&g, ["a", "b"]).unwrap(), &shape).unwrap();
+    let b = scatter_nd(&idx2, constant(&g, [true, true]).unwrap(), &shape).unwrap();
+    let h = [2048.0f32, 1.0, 1.0].map(weir_graph::f16::from_f32);
+    let h = scatter_nd(
+        &idx3,
+        constant(&g, Tensor::from(h.to_vec())).unwrap(),
+        &shape,
+    )
+    .unwrap();
+    let c = [
+        weir_graph::Complex::new(1.0f32, 1.0),
+        weir_graph::Complex::new(2.0, -1.0),
+    ];
+    let c = scatter_nd(
+        &idx2,
+        constant(&g, Tensor::from(c.to_vec())).unwrap(),
+        &shape,
+    )
+    .unwrap();
+    let sess = Session::new(&g).unwrap();
+    let s = sess.eval(&s).unwrap();
+    let s: Vec<&[u8]> = s
+        .as_slice::<weir_graph::Bytes>()
+        .unwrap()
+        .iter()
+        .map(|b| &b[..])
+        .collect();
+    assert_eq!(s, vec![&b"ab"[..], &b""[..]]);
+    assert_eq!(
+        sess.eval(&b).unwrap().to_vec::<bool>().unwrap(),
+        vec![true, false]
+    );
+    let h: Vec<f32> = sess
+        .eval(&h)
+        .unwrap()
+        .to_vec::<weir_graph::f16>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    assert_eq!(h, vec![2048.0, 0.0]);
+    let c = sess
+        .eval(&c)
+        .unwrap()
+        .to_vec::<weir_graph::Complex<f32>>()
+        .unwrap();
+    assert_eq!(
+        c,
+        vec![
+            weir_graph::Complex::new(3.0, 0.0),
+            weir_graph::Complex::new(0.0, 0.0)
+        ]
+    );
+}

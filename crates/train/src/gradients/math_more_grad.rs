@@ -1,13 +1,13 @@
 //! Gradients of `Prod`, `Cumprod`, `SegmentProd`, `UnsortedSegmentSum`, `GatherNd`,
-//! `BroadcastTo`, `MirrorPad`/`MirrorPadGrad` and `TruncateDiv`, built from the ops
+//! `BroadcastTo`, `MirrorPad`/`MirrorPadGrad`, `TruncateDiv` and `FloorMod`, built from the ops
 //! TensorFlow's `math_grad.py` and `array_grad.py` emit (`_ProdGrad`, `_CumprodGrad`,
 //! `_SegmentProdGrad`, `_UnsortedSegmentSumGrad`, `_GatherNdGrad`, `_BroadcastToGrad`,
-//! `_MirrorPadGrad`, `_MirrorPadGradGrad`, `_TruncateDivGrad`).
+//! `_MirrorPadGrad`, `_MirrorPadGradGrad`, `_TruncateDivGrad`, `_FloorModGrad`).
 
 use weir_graph::{AttrValue, DType, Graph, Output, Result, Tensor};
 
 use super::registry::{register_gradient, GradContext};
-use super::util::{cast_like, conj, konst, scalar_like, shape_of};
+use super::util::{cast_like, conj, konst, reduce_to_shape_of, scalar_like, shape_of};
 use super::{op, op_node};
 
 type Grads = Result<Vec<Option<Output>>>;
@@ -357,7 +357,21 @@ fn mirror_pad_pair_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![Some(dx), None])
 }
 
+/// FloorMod, `x - floor(x / y) * y`: `(grad, -grad * floor_div(x, y))`, each summed back over
+/// its broadcast dims (`_FloorModGrad`).
+fn floor_mod_grad(ctx: &GradContext<'_>) -> Grads {
+    let g = ctx.graph();
+    let d = ctx.grad0()?;
+    let (x, y) = (conj(&ctx.input(0))?, conj(&ctx.input(1))?);
+    let floor_xy = op(g, "FloorDiv", &[&x, &y], &[])?;
+    let gx = reduce_to_shape_of(&d, &x, &y, 0)?;
+    let neg = op(g, "Neg", &[&floor_xy], &[])?;
+    let gy = reduce_to_shape_of(&op(g, "Mul", &[&d, &neg], &[])?, &y, &x, 1)?;
+    Ok(vec![Some(gx), Some(gy)])
+}
+
 pub(super) fn register() {
+    register_gradient("FloorMod", floor_mod_grad);
     register_gradient("Prod", prod_grad);
     register_gradient("Cumprod", cumprod_grad);
     register_gradient("SegmentProd", segment_prod_grad);

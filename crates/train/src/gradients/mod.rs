@@ -21,6 +21,7 @@ mod math_grad;
 mod math_more_grad;
 mod math_special_grad;
 mod math_unary_grad;
+mod nn3d_grad;
 mod nn_grad;
 mod nn_second_grad;
 mod registry;
@@ -86,6 +87,7 @@ fn register_all() {
         array_more_grad::register();
         nn_grad::register();
         nn_second_grad::register();
+        nn3d_grad::register();
         control_flow_grad::register();
         tensor_array_grad::register();
         linalg_grad::register();
@@ -136,7 +138,6 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "Round",
     "Sign",
     "FloorDiv",
-    "FloorMod",
     "BroadcastGradientArgs",
     "RandomUniform",
     "RandomUniformInt",

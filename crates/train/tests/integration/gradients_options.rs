@@ -182,3 +182,62 @@ fn hessians_refuse_what_tensorflow_cannot_do() {
     let e = hessians(&[y], &[p]).unwrap_err();
     assert!(e.message().contains("static shape"), "{e}");
 }
+
+#[test]
+fn floor_mod_gradient_matches_tensorflow() {
+    let mut n = 0;
+    for c in cases().iter().filter(|c| c["kind"] == "floormod") {
+        let name = c["name"].as_str().unwrap();
+        let vals = |k: &str| -> Vec<f64> {
+            c[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let g = Graph::new();
+        let f32s = c["dtype"] == "float32";
+        let t = |v: Vec<f64>, shape: &[usize]| {
+            let t = if f32s {
+                Tensor::from_vec(shape, v.iter().map(|&x| x as f32).collect()).unwrap()
+            } else {
+                Tensor::from_vec(shape, v).unwrap()
+            };
+            constant(&g, t).unwrap()
+        };
+        let (x, y) = (t(vals("x"), &[2, 3]), t(vals("y"), &[3]));
+        let gy = t(vals("grad_ys"), &[2, 3]);
+        let z = weir_ops::math::floormod(&x, &y).unwrap();
+        let d = Gradients::new()
+            .grad_ys(&[gy])
+            .build(&[z], &[x, y])
+            .unwrap();
+        let sess = Session::new(&g).unwrap();
+        for (k, key) in [(0, "dx"), (1, "dy")] {
+            let got = sess.eval(d[k].as_ref().unwrap()).unwrap();
+            let got: Vec<f64> = if f32s {
+                got.to_vec::<f32>()
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::from)
+                    .collect()
+            } else {
+                got.to_vec::<f64>().unwrap()
+            };
+            // Each entry is one product, or a sum of two: exact, or off by the summation order.
+            let eps = if f32s {
+                f64::from(f32::EPSILON)
+            } else {
+                f64::EPSILON
+            };
+            for (a, b) in got.iter().zip(vals(key)) {
+                assert!(
+                    (a - b).abs() <= 4.0 * eps * b.abs().max(1.0),
+                    "{name} {key}: {a} vs {b}"
+                );
+            }
+        }
+        n += 1;
+    }
+    assert_eq!(n, 2);
+}

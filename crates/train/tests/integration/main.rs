@@ -30,6 +30,7 @@ mod monitored_more;
 mod monitored_session;
 mod more_ops_grad;
 mod moving_averages;
+mod nn3d_grad;
 mod nn_extras_grad;
 mod nn_second_grad;
 mod optimizers;

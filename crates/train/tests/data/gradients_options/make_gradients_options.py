@@ -60,6 +60,20 @@ with tf.Session() as s:
     for name, g in gs:
         cases.append({"kind": "stop", "name": name, "grads": [None if t is None else float(s.run(t)) for t in g]})
 
+# FloorMod's gradient (_FloorModGrad), with broadcasting, float32 and float64.
+for dt in (np.float32, np.float64):
+    fx = rng.uniform(-5, 5, size=(2, 3)).astype(dt)
+    fy = np.array([1.5, -2.0, 0.75], dt)
+    gy = rng.uniform(-1, 1, size=(2, 3)).astype(dt)
+    tf.reset_default_graph()
+    xt, yt = tf.constant(fx), tf.constant(fy)
+    d = tf.gradients(tf.floormod(xt, yt), [xt, yt], grad_ys=[tf.constant(gy)])
+    with tf.Session() as s:
+        dx, dy = s.run(d)
+    cases.append({"kind": "floormod", "name": f"floormod {dt.__name__}", "dtype": dt.__name__,
+                  "x": fx.ravel().tolist(), "y": fy.tolist(), "grad_ys": gy.ravel().tolist(),
+                  "dx": dx.ravel().tolist(), "dy": dy.ravel().tolist()})
+
 with open(os.path.join(HERE, "expected.json"), "w") as f:
     json.dump(cases, f, indent=1)
 print(len(cases), "cases")
