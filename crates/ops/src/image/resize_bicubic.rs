@@ -295,6 +295,48 @@ impl Kernel for BicubicKernel {
     }
 }
 
+/// `ImageResizerGradientState`'s checks of the resize gradient ops, in its order and words:
+/// the incoming gradient's dims (as `dims4` gives them), the original image's height and
+/// width, and the output shape.
+pub(super) fn resizer_gradient_state(
+    grads: &Tensor,
+    orig: &Tensor,
+    align: bool,
+    half: bool,
+) -> Result<([usize; 4], [usize; 2], Vec<usize>)> {
+    if half && align {
+        return Err(Error::invalid_argument(
+            "If half_pixel_centers is True, align_corners must be False.",
+        ));
+    }
+    if !matches!(grads.rank(), 3 | 4) {
+        return Err(Error::invalid_argument(format!(
+            "input_grad must be 4-dimensional{}",
+            format_dims(grads.shape())
+        )));
+    }
+    let gd = dims4(grads.shape());
+    if gd[1] == 0 || gd[2] == 0 {
+        return Err(Error::invalid_argument(
+            "resized dimensions must be positive",
+        ));
+    }
+    if orig.rank() != grads.rank() {
+        return Err(Error::invalid_argument(format!(
+            "original_image must be 4-dimensional{}",
+            format_dims(orig.shape())
+        )));
+    }
+    let od = dims4(orig.shape());
+    if od[1] == 0 || od[2] == 0 {
+        return Err(Error::invalid_argument(
+            "original dimensions must be positive",
+        ));
+    }
+    let hw = [od[1], od[2]];
+    Ok((gd, hw, resized_shape(grads.shape(), hw)))
+}
+
 struct BicubicGradKernel {
     align: bool,
     half: bool,
@@ -304,37 +346,7 @@ impl Kernel for BicubicGradKernel {
     /// `ImageResizerGradientState`'s checks, then the scatter.
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (grads, orig) = (ctx.input(0), ctx.input(1));
-        if self.half && self.align {
-            return Err(Error::invalid_argument(
-                "If half_pixel_centers is True, align_corners must be False.",
-            ));
-        }
-        if !matches!(grads.rank(), 3 | 4) {
-            return Err(Error::invalid_argument(format!(
-                "input_grad must be 4-dimensional{}",
-                format_dims(grads.shape())
-            )));
-        }
-        let gd = dims4(grads.shape());
-        if gd[1] == 0 || gd[2] == 0 {
-            return Err(Error::invalid_argument(
-                "resized dimensions must be positive",
-            ));
-        }
-        if orig.rank() != grads.rank() {
-            return Err(Error::invalid_argument(format!(
-                "original_image must be 4-dimensional{}",
-                format_dims(orig.shape())
-            )));
-        }
-        let od = dims4(orig.shape());
-        if od[1] == 0 || od[2] == 0 {
-            return Err(Error::invalid_argument(
-                "original dimensions must be positive",
-            ));
-        }
-        let hw = [od[1], od[2]];
-        let shape = resized_shape(grads.shape(), hw);
+        let (gd, hw, shape) = resizer_gradient_state(grads, orig, self.align, self.half)?;
         let g = grads.as_slice::<f32>()?;
         let out = match orig.dtype() {
             DType::F32 => Tensor::from_vec(

@@ -12,7 +12,7 @@ use weir_graph::{
     InferenceContext, Kernel, Node, OpContext, OpDef, Result, Shape, Tensor, TensorType,
 };
 
-use super::resize_bicubic::{dims4, resized_shape};
+use super::resize_bicubic::{dims4, resized_shape, resizer_gradient_state};
 
 /// An element a gradient kernel accumulates in: TensorFlow's `+=` on `T` (wrapping for
 /// integers, "widen to float, add, round" for the half types, as Eigen's `half` does).
@@ -213,37 +213,7 @@ impl Kernel for BilinearGradKernel {
     /// `ImageResizerGradientState`'s checks, in its order and wording, then the scatter.
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (grads, orig) = (ctx.input(0), ctx.input(1));
-        if self.half && self.align {
-            return Err(Error::invalid_argument(
-                "If half_pixel_centers is True, align_corners must be False.",
-            ));
-        }
-        if !matches!(grads.rank(), 3 | 4) {
-            return Err(Error::invalid_argument(format!(
-                "input_grad must be 4-dimensional{}",
-                format_dims(grads.shape())
-            )));
-        }
-        let gd = dims4(grads.shape());
-        if gd[1] == 0 || gd[2] == 0 {
-            return Err(Error::invalid_argument(
-                "resized dimensions must be positive",
-            ));
-        }
-        if orig.rank() != grads.rank() {
-            return Err(Error::invalid_argument(format!(
-                "original_image must be 4-dimensional{}",
-                format_dims(orig.shape())
-            )));
-        }
-        let od = dims4(orig.shape());
-        if od[1] == 0 || od[2] == 0 {
-            return Err(Error::invalid_argument(
-                "original dimensions must be positive",
-            ));
-        }
-        let hw = [od[1], od[2]];
-        let shape = resized_shape(grads.shape(), hw);
+        let (gd, hw, shape) = resizer_gradient_state(grads, orig, self.align, self.half)?;
         let g = grads.as_slice::<f32>()?;
         let (a, hp) = (self.align, self.half);
         let out = match orig.dtype() {
