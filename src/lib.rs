@@ -165,7 +165,7 @@ pub mod prelude {
     pub use weir_session::{
         RunArgs, RunMetadata, Session, SessionHandle, SessionOptions, Timeline, TraceLevel,
     };
-    pub use weir_train::gradients::{gradients, stop_gradient};
+    pub use weir_train::gradients::{gradients, hessians, stop_gradient, Gradients};
     pub use weir_train::{
         add_queue_runner, batch, batch_join, exponential_decay, get_or_create_global_step,
         get_variable, input_producer, latest_checkpoint, limit_epochs, match_filenames_once,
