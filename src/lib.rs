@@ -53,9 +53,9 @@ pub mod prelude {
         Tensor,
     };
     pub use weir_ops::array::{
-        bincount, bucketize, depth_to_space, histogram_fixed_width, lin_space, roll,
+        bincount, bucketize, depth_to_space, histogram_fixed_width, lin_space, meshgrid, roll,
         space_to_depth, tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
-        unique_with_counts, Bincount, HistogramFixedWidth,
+        unique_with_counts, Bincount, HistogramFixedWidth, Indexing,
     };
     pub use weir_ops::array::{
         boolean_mask, check_numerics, concat, constant, constant_named, expand_dims, fill, gather,
@@ -117,7 +117,8 @@ pub mod prelude {
     };
     pub use weir_ops::math::{
         clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm, sparse_segment_mean,
-        sparse_segment_sqrt_n, sparse_segment_sum,
+        sparse_segment_sqrt_n, sparse_segment_sum, tensordot, unsorted_segment_mean,
+        unsorted_segment_sqrt_n, TensordotAxes,
     };
     pub use weir_ops::nn;
     pub use weir_ops::nn::{

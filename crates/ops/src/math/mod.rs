@@ -27,9 +27,11 @@ mod reduce_eigen;
 mod reduce_engine;
 mod scan;
 mod segment;
+mod segment_composites;
 mod select;
 pub(crate) mod sparse_segment;
 mod special;
+mod tensordot;
 mod unary;
 mod unary_more;
 pub(crate) mod unsorted_segment;
@@ -65,6 +67,7 @@ pub use scan::{cumprod, cumsum, Scan};
 pub use segment::{
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_sum,
 };
+pub use segment_composites::{unsorted_segment_mean, unsorted_segment_sqrt_n};
 pub use select::{select, select_v2, where_};
 pub use sparse_segment::{
     sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,
@@ -74,6 +77,7 @@ pub use special::{
     bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erf, erfc, erfinv, lgamma, ndtri,
     polygamma, zeta,
 };
+pub use tensordot::{tensordot, TensordotAxes};
 pub use unary::{
     abs, ceil, cos, exp, floor, is_finite, is_inf, is_nan, log, log1p, neg, reciprocal, round,
     rsqrt, sigmoid, sign, sin, sqrt, square, tanh,

@@ -11,6 +11,7 @@ mod audio_features;
 mod audio_wav;
 mod binary_dtypes;
 mod complex_basics;
+mod composites;
 mod control_assert;
 mod ctc;
 mod data_cache_file;
