@@ -81,6 +81,7 @@ mod math_cast_select;
 mod math_elementwise;
 mod math_reduce;
 mod math_special;
+mod moments_more;
 mod more_ops;
 mod nn;
 mod nn3d;
