@@ -18,7 +18,8 @@ pub fn moments(x: impl Into<Output>, axes: &[i64], keepdims: bool) -> Result<(Ou
 ///
 /// TensorFlow computes `mean = reduce_mean(x, axes, keepdims=True, name="mean")` and `variance
 /// = reduce_mean(squared_difference(x, stop_gradient(mean)), axes, keepdims=True,
-/// name="variance")` in the name scope `moments`, then squeezes `axes` away unless `keepdims`.
+/// name="variance")` in the name scope `moments`, then squeezes `axes` away unless `keepdims`;
+/// float16 input is cast to float32 first and the results back.
 ///
 /// ```
 /// # use weir_graph::{Graph, Tensor};
@@ -73,6 +74,9 @@ impl Moments {
         }
         let g = x.graph().clone();
         let _scope = g.name_scope(self.name.as_deref().unwrap_or("moments"));
+        // float16's range is too small for the sums: TensorFlow computes in float32.
+        let half = x.dtype() == DType::F16;
+        let x = if half { cast(&x, DType::F32)? } else { x };
         let axes = self.axes.clone();
         let mean = Reduce::mean()
             .axis(axes.clone())
@@ -85,10 +89,15 @@ impl Moments {
             .keep_dims(true)
             .name("variance")
             .build(diff)?;
-        if self.keep_dims {
-            Ok((mean, variance))
+        let (mean, variance) = if self.keep_dims {
+            (mean, variance)
         } else {
-            Ok((squeeze(mean, &self.axes)?, squeeze(variance, &self.axes)?))
+            (squeeze(mean, &self.axes)?, squeeze(variance, &self.axes)?)
+        };
+        if half {
+            Ok((cast(mean, DType::F16)?, cast(variance, DType::F16)?))
+        } else {
+            Ok((mean, variance))
         }
     }
 }

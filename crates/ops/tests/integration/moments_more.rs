@@ -1,4 +1,5 @@
-//! `tf.nn.sufficient_statistics` and `tf.nn.weighted_moments` against TensorFlow 2.21
+//! `tf.nn.sufficient_statistics`, `tf.nn.weighted_moments` and float16 `tf.nn.moments` against
+//! TensorFlow 2.21
 //! (tests/data/moments_more): values, static shapes and the op types TensorFlow's Python
 //! builds.
 
@@ -67,7 +68,10 @@ fn moments_composites_match_tensorflow() {
             .map(|a| a.as_i64().unwrap())
             .collect();
         let keep = c["keepdims"].as_bool().unwrap();
-        let outs: Vec<Output> = if c["kind"] == "sufficient" {
+        let outs: Vec<Output> = if c["kind"] == "moments" {
+            let (m, v) = weir_ops::nn::moments(&x, &axes, keep).unwrap();
+            vec![m, v]
+        } else if c["kind"] == "sufficient" {
             let (count, m, v, _) = sufficient_statistics(&x, &axes, other.as_ref(), keep).unwrap();
             vec![count, m, v]
         } else {
@@ -122,5 +126,5 @@ fn moments_composites_match_tensorflow() {
         }
         n += 1;
     }
-    assert_eq!(n, 17);
+    assert_eq!(n, 19);
 }

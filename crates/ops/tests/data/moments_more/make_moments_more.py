@@ -1,5 +1,5 @@
-"""Writes expected.json: TensorFlow 2.21's tf.nn.sufficient_statistics and
-tf.nn.weighted_moments (values as float bit patterns, static shapes, op types), for
+"""Writes expected.json: TensorFlow 2.21's tf.nn.sufficient_statistics,
+tf.nn.weighted_moments and tf.nn.moments of float16 (values as float bit patterns, static shapes, op types), for
 crates/ops/tests/integration/moments_more.rs.
 
 Run with TensorFlow 2.21: python make_moments_more.py
@@ -28,7 +28,9 @@ def run(kind, name, x, axes, keepdims, other=None):
     with g.as_default():
         xt = tf.constant(x)
         ot = None if other is None else tf.constant(other)
-        if kind == "sufficient":
+        if kind == "moments":
+            outs = list(tf.nn.moments(xt, axes, keepdims=keepdims))
+        elif kind == "sufficient":
             c, m, v, _ = tf.nn.sufficient_statistics(xt, axes, shift=ot, keepdims=keepdims)
             outs = [c, m, v]
         else:
@@ -53,6 +55,11 @@ run("weighted", "zero weights", x, [0], False, np.zeros((3, 1, 1), np.float32))
 run("weighted", "float64 weights", x, [1], False, np.array([1, 2, 0, 3], np.float64).reshape(1, 4, 1))
 run("weighted", "float16", rng.randn(4, 6).astype(np.float16), [0], False, rng.uniform(0, 2, size=(4, 1)).astype(np.float16))
 run("weighted", "float64", rng.randn(5, 2), [0], True, rng.uniform(0, 2, size=(5, 2)))
+
+# tf.nn.moments of float16 computes in float32.
+h = (rng.randn(6, 5) * 30).astype(np.float16)
+run("moments", "moments float16", h, [0], False)
+run("moments", "moments float16 keepdims", h, [0, 1], True)
 
 with open(os.path.join(HERE, "expected.json"), "w") as f:
     json.dump(cases, f, indent=1)
