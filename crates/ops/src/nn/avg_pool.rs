@@ -269,7 +269,13 @@ fn output_size(input: i64, k: i64, stride: i64, padding: Padding) -> Result<(i64
 /// input is taken to cover the whole input, so for SAME windows longer than the input (input
 /// 4, window 5) the first rows' gradient is spread over more elements than the forward pass
 /// averaged. TensorFlow 2.21 computes these values and weir matches them.
-fn broadcast_size(index: i64, in_size: i64, k: i64, stride: i64, pad: i64) -> Result<(i64, i64)> {
+pub(super) fn broadcast_size(
+    index: i64,
+    in_size: i64,
+    k: i64,
+    stride: i64,
+    pad: i64,
+) -> Result<(i64, i64)> {
     if index * stride > in_size {
         return Err(Error::invalid_argument(
             "index * stride must be less than or equal to input size",

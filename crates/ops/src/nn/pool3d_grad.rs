@@ -10,32 +10,16 @@ use super::conv3d_kernels::Cuboid;
 use super::pool3d::{window, Pool3DKernel};
 use super::NnFloat;
 
-/// TensorFlow's `GetBroadcastSize` (also in avg_pool.rs, for the 2-D pool): the first input
-/// index and the number of inputs the gradient of output `index` is spread over. A window that
-/// starts in the padding and is longer than the input is taken to cover the whole input.
+/// TensorFlow's `GetBroadcastSize` along `axis` of `g` (the 2-D pool's, quirk included): the
+/// first input index and the number of inputs the gradient of output `index` is spread over.
 fn broadcast_size(index: usize, g: &Cuboid, axis: usize) -> Result<(usize, usize)> {
-    let (in_size, k, stride, pad) = (
+    let (start, size) = super::avg_pool::broadcast_size(
+        index as i64,
         g.dims[axis] as i64,
         g.k[axis] as i64,
         g.s[axis] as i64,
         g.pad[axis] as i64,
-    );
-    let index = index as i64;
-    if index * stride > in_size {
-        return Err(Error::invalid_argument(
-            "index * stride must be less than or equal to input size",
-        ));
-    }
-    let (mut start, mut size) = (index * stride, k);
-    if start < pad {
-        size = k + start - pad;
-        start = 0;
-    } else {
-        start -= pad;
-    }
-    if start + k > in_size {
-        size = (in_size - start).min(k);
-    }
+    )?;
     Ok((start.max(0) as usize, size.max(0) as usize))
 }
 

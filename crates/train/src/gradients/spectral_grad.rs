@@ -9,13 +9,20 @@
 //! transforms' gradients need the transformed dims known when the gradient is built.
 
 use weir_graph::{AttrValue, Complex, DType, Error, Output, Result, Tensor};
-use weir_ops::array::{strided_slice_items, SliceItem};
+use weir_ops::array::{strided_slice_items, SliceItem, ELLIPSIS};
 
 use super::op;
 use super::registry::{register_gradient, GradContext};
 use super::util::{cast_like, konst};
 
 type Grads = Result<Vec<Option<Output>>>;
+
+/// `d[..., 0:1]` and `d[..., -1:]`: the first and last bins the real-FFT gradients adjust.
+fn first_and_last(d: &Output) -> Result<(Output, Output)> {
+    let first = strided_slice_items(d, &weir_ops::s![ELLIPSIS, 0..1])?;
+    let last = strided_slice_items(d, &weir_ops::s![ELLIPSIS, -1..])?;
+    Ok((first, last))
+}
 
 fn real_of(dt: DType) -> Result<DType> {
     match dt {
@@ -153,29 +160,7 @@ fn rfft_grad(ctx: &GradContext<'_>) -> Grads {
         Error::unimplemented("weir's RFFT gradient needs the input's last dim known".to_string())
     })?;
     let real = real_of(d.dtype())?;
-    let ell = SliceItem::Ellipsis;
-    let y0 = strided_slice_items(
-        &d,
-        &[
-            ell,
-            SliceItem::Range {
-                begin: Some(0),
-                end: Some(1),
-                step: 1,
-            },
-        ],
-    )?;
-    let ym = strided_slice_items(
-        &d,
-        &[
-            ell,
-            SliceItem::Range {
-                begin: Some(-1),
-                end: None,
-                step: 1,
-            },
-        ],
-    )?;
+    let (y0, ym) = first_and_last(&d)?;
     let is_even = if lens[0] % 2 == 0 { 1.0 } else { 0.0 };
     let ymask: Vec<f64> = (0..n_in)
         .map(|i| is_even * if i % 2 == 0 { 1.0 } else { -1.0 })
@@ -233,29 +218,7 @@ fn rfft2d_grad(ctx: &GradContext<'_>) -> Grads {
         ),
     }?;
     let mask = konst(g, mask)?;
-    let ell = SliceItem::Ellipsis;
-    let y0 = strided_slice_items(
-        &d,
-        &[
-            ell,
-            SliceItem::Range {
-                begin: Some(0),
-                end: Some(1),
-                step: 1,
-            },
-        ],
-    )?;
-    let ym = strided_slice_items(
-        &d,
-        &[
-            ell,
-            SliceItem::Range {
-                begin: Some(-1),
-                end: None,
-                step: 1,
-            },
-        ],
-    )?;
+    let (y0, ym) = first_and_last(&d)?;
     let y0_term = weir_ops::math::matmul(&mask, op(g, "Conj", &[&y0], &[])?)?;
     let ym_term = weir_ops::math::matmul(&mask, op(g, "Conj", &[&ym], &[])?)?;
     let is_even = if lens[1] % 2 == 0 { 1.0 } else { 0.0 };
