@@ -89,9 +89,9 @@ pub mod prelude {
     pub use weir_ops::init_ops::Initializer;
     pub use weir_ops::io::example::{Example, Feature, SequenceExample};
     pub use weir_ops::io::{
-        read_file, tf_record_iterator, write_file, Compression, FixedLengthRecordReader,
-        IdentityReader, Reader, TextLineReader, TfRecordOptions, TfRecordReader, TfRecordWriter,
-        WholeFileReader,
+        matching_files, read_file, tf_record_iterator, write_file, Compression,
+        FixedLengthRecordReader, IdentityReader, Reader, TextLineReader, TfRecordOptions,
+        TfRecordReader, TfRecordWriter, WholeFileReader,
     };
     pub use weir_ops::linalg;
     pub use weir_ops::linalg::{

@@ -1,5 +1,5 @@
 //! weir's input-pipeline ops exported for TensorFlow. The private ops of the input producers
-//! (`_AssertNonEmpty`, `_RangeTo`, `_Dim0`, `_GatherRow`, `_MatchingFiles`) and the one-kernel
+//! (`_AssertNonEmpty`, `_RangeTo`, `_Dim0`, `_GatherRow`) and the one-kernel
 //! image ops (`PerImageStandardization`, `ConvertImageDtype`) are written as the ops
 //! TensorFlow's Python builds in their place, and the exported graph, imported back, produces
 //! what the original does. (TensorFlow 2.21 ran the same exports by hand: see the commits.)

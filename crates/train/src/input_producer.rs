@@ -365,7 +365,7 @@ pub fn slice_input_producer(tensors: &[Output]) -> Result<Vec<Output>> {
 pub fn match_filenames_once(graph: &Graph, pattern: &str, name: Option<&str>) -> Result<Variable> {
     let scope = graph.name_scope(name.unwrap_or("matching_filenames"));
     let p = constant(graph, Tensor::from(pattern))?;
-    let files = input_ops::matching_files(&p, Some("MatchingFiles"))?;
+    let files = weir_ops::io::matching_files(p, Some("MatchingFiles"))?;
     let v = Variable::builder(files)
         .name(scope.prefix())
         .trainable(false)

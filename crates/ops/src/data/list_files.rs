@@ -6,7 +6,7 @@ use super::builders::Dataset;
 use super::shuffle::tf_data_seeds;
 use crate::array::{constant, constant_named, identity, shape_typed, StridedSlice};
 use crate::control_flow::Assert;
-use crate::data_flow::input_ops::matching_files;
+use crate::io::matching_files;
 use crate::math::{greater, maximum};
 use crate::string::{reduce_join, string_join};
 

@@ -303,7 +303,7 @@ impl MakeCsvDataset {
         }
         let mut names = Vec::new();
         for p in &self.file_pattern {
-            names.extend(crate::data_flow::input_ops::glob(p)?);
+            names.extend(crate::io::matching_paths(p)?);
         }
         if names.is_empty() {
             let shown = if self.file_pattern.len() == 1 {

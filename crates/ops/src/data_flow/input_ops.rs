@@ -1,18 +1,16 @@
 //! Small ops the `tf.train` input helpers need: keeping or dropping rows before an enqueue
 //! (`keep_input`), a queue's fill fraction, `range(limit)`, the size of dimension 0, gathering
-//! one row, a non-empty assertion and glob matching of file names.
+//! one row and a non-empty assertion.
 //!
 //! They stand in for graph pieces TensorFlow builds from general ops (`cond`,
-//! `dynamic_partition`, `cast`, `range`, `shape`, `gather`, `Assert`, `MatchingFiles`), so the
+//! `dynamic_partition`, `cast`, `range`, `shape`, `gather`, `Assert`), so the
 //! input pipelines do not depend on the general op library. Op types start with `_` (weir
 //! internal).
 
-use std::path::Path;
-
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, match_data_dtype, ArgType, AttrKind, AttrValue, Bytes, DType, Error,
-    InferenceContext, Kernel, OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
+    format_dims, match_data_dtype, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext,
+    Kernel, OpContext, OpDef, Output, Result, Shape, Tensor, TensorType,
 };
 
 fn graph_of(x: &Output) -> weir_graph::Graph {
@@ -94,16 +92,6 @@ pub fn assert_non_empty(x: &Output, message: &str, name: Option<&str>) -> Result
         .maybe_name(name)
         .input(x)
         .attr("message", message)
-        .build()?
-        .output(0)
-}
-
-/// `tf.io.matching_files(pattern)`: the sorted paths matching a glob pattern or a vector of
-/// them (`*`, `?`, `[...]` within one path component), an empty vector when none match.
-pub fn matching_files(pattern: &Output, name: Option<&str>) -> Result<Output> {
-    crate::new_op(&graph_of(pattern), "_MatchingFiles")
-        .maybe_name(name)
-        .input(pattern)
         .build()?
         .output(0)
 }
@@ -245,121 +233,6 @@ impl Kernel for AssertNonEmpty {
     }
 }
 
-struct MatchingFiles;
-
-impl Kernel for MatchingFiles {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let patterns = ctx.input(0).to_strings()?;
-        let mut all: Vec<String> = Vec::new();
-        for p in &patterns {
-            all.extend(glob(p)?);
-        }
-        // One sorted list, as TensorFlow's kernel gives: `["b*", "a*"]` lists the a files first.
-        all.sort();
-        ctx.set_output(
-            0,
-            Tensor::from(all.into_iter().map(Bytes::from).collect::<Vec<_>>()),
-        );
-        Ok(())
-    }
-}
-
-fn has_wildcard(s: &str) -> bool {
-    s.contains(['*', '?', '['])
-}
-
-/// The paths matching `pattern`, one path component at a time.
-pub(crate) fn glob(pattern: &str) -> Result<Vec<String>> {
-    let absolute = pattern.starts_with('/');
-    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
-    let mut current: Vec<String> = vec![if absolute {
-        "/".to_string()
-    } else {
-        String::new()
-    }];
-    for (k, part) in parts.iter().enumerate() {
-        let last = k + 1 == parts.len();
-        let mut next = Vec::new();
-        for base in &current {
-            let join = |name: &str| {
-                if base.is_empty() {
-                    name.to_string()
-                } else if base.ends_with('/') {
-                    format!("{base}{name}")
-                } else {
-                    format!("{base}/{name}")
-                }
-            };
-            if !has_wildcard(part) {
-                let p = join(part);
-                if (last && Path::new(&p).exists()) || (!last && Path::new(&p).is_dir()) {
-                    next.push(p);
-                }
-                continue;
-            }
-            let dir = if base.is_empty() {
-                ".".to_string()
-            } else {
-                base.clone()
-            };
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if fnmatch(part.as_bytes(), name.as_bytes()) && (last || entry.path().is_dir()) {
-                    next.push(join(&name));
-                }
-            }
-        }
-        current = next;
-    }
-    if parts.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(current)
-}
-
-/// Shell-style matching of one path component: `*`, `?`, `[abc]`, `[a-z]`, `[!a]`, `\x`.
-pub(crate) fn fnmatch(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') => (0..=s.len()).any(|i| fnmatch(&p[1..], &s[i..])),
-        Some(b'?') => !s.is_empty() && fnmatch(&p[1..], &s[1..]),
-        Some(b'[') => {
-            let Some(&c) = s.first() else { return false };
-            let mut i = 1;
-            let negate = matches!(p.get(1), Some(b'!') | Some(b'^'));
-            if negate {
-                i += 1;
-            }
-            let mut matched = false;
-            let mut first = true;
-            while i < p.len() && (p[i] != b']' || first) {
-                first = false;
-                if i + 2 < p.len() && p[i + 1] == b'-' && p[i + 2] != b']' {
-                    if p[i] <= c && c <= p[i + 2] {
-                        matched = true;
-                    }
-                    i += 3;
-                } else {
-                    if p[i] == c {
-                        matched = true;
-                    }
-                    i += 1;
-                }
-            }
-            if i >= p.len() {
-                // No closing bracket: a literal '['.
-                return c == b'[' && fnmatch(&p[1..], &s[1..]);
-            }
-            matched != negate && fnmatch(&p[i + 1..], &s[1..])
-        }
-        Some(b'\\') if p.len() > 1 => !s.is_empty() && s[0] == p[1] && fnmatch(&p[2..], &s[1..]),
-        Some(&c) => !s.is_empty() && s[0] == c && fnmatch(&p[1..], &s[1..]),
-    }
-}
-
 fn set(ctx: &mut InferenceContext<'_>, s: Shape) -> Result<()> {
     ctx.set_output(0, s);
     Ok(())
@@ -431,46 +304,4 @@ pub(super) fn register() {
     register_kernel("_AssertNonEmpty", |n| {
         Ok(Box::new(AssertNonEmpty(n.attr("message")?)))
     });
-    register_op(
-        OpDef::new("_MatchingFiles")
-            .input("pattern", ArgType::Fixed(DType::String))
-            .output("filenames", ArgType::Fixed(DType::String))
-            .stateful()
-            .shape_fn(|c| set(c, Shape::unknown_of_rank(1))),
-    );
-    register_kernel("_MatchingFiles", |_| Ok(Box::new(MatchingFiles)));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fnmatch_patterns() {
-        assert!(fnmatch(b"*.csv", b"a.csv"));
-        assert!(!fnmatch(b"*.csv", b"a.csvx"));
-        assert!(fnmatch(b"f?le[0-9]", b"file7"));
-        assert!(!fnmatch(b"f?le[!0-9]", b"file7"));
-        assert!(fnmatch(b"a\\*", b"a*"));
-        assert!(fnmatch(b"*", b""));
-    }
-
-    #[test]
-    fn glob_finds_sorted_files() {
-        let dir = std::env::temp_dir().join(format!("weir_glob_{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for f in ["b.txt", "a.txt", "c.dat", "sub/d.txt"] {
-            std::fs::write(dir.join(f), b"x").unwrap();
-        }
-        let base = dir.to_string_lossy();
-        let mut got = glob(&format!("{base}/*.txt")).unwrap();
-        got.sort();
-        assert_eq!(got, vec![format!("{base}/a.txt"), format!("{base}/b.txt")]);
-        assert_eq!(
-            glob(&format!("{base}/s*/*.txt")).unwrap(),
-            vec![format!("{base}/sub/d.txt")]
-        );
-        assert!(glob(&format!("{base}/*.none")).unwrap().is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

@@ -7,6 +7,7 @@ pub mod example;
 mod file_ops;
 pub(crate) mod input;
 pub mod json;
+mod matching_files;
 mod options;
 mod prefetch;
 pub mod readers;
@@ -14,6 +15,7 @@ pub mod tfrecord;
 
 pub use file_ops::{read_file, write_file};
 pub use input::open_error;
+pub use matching_files::{matching_files, matching_paths};
 pub use options::{Compression, FlushMode, TfRecordOptions};
 pub use readers::{
     FixedLengthRecordReader, IdentityReader, Reader, ReaderResource, TextLineReader,
@@ -27,4 +29,5 @@ pub use tfrecord::{
 pub(crate) fn register_all_ops() {
     readers::register();
     file_ops::register();
+    matching_files::register();
 }

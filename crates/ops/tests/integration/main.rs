@@ -76,6 +76,7 @@ mod lookup_tables;
 mod lookup_text_file;
 mod lookup_util;
 mod lookup_vocab;
+mod matching_files;
 mod math_binary;
 mod math_cast_select;
 mod math_elementwise;

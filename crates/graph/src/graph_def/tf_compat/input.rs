@@ -458,9 +458,6 @@ pub(super) fn expand(
             let kept: Vec<&str> = kept.iter().map(String::as_str).collect();
             e.add("", "IdentityN", &kept, &[("T", type_list(&types))]);
         }
-        "_MatchingFiles" => {
-            e.add("", "MatchingFiles", &[&inputs[0]], &[]);
-        }
         _ => return None,
     }
     Some(())
