@@ -53,6 +53,7 @@ mod resize_grad;
 mod sample_box;
 mod sample_box_v1;
 mod standardize;
+mod transforms;
 
 pub use adjust::{adjust_brightness, adjust_contrast, random_brightness, random_contrast, Operand};
 pub use adjust_hsv::{adjust_hue, adjust_saturation, random_hue, random_saturation};
@@ -78,6 +79,10 @@ pub use quality::{psnr, Ssim};
 pub use resize::{resize, Resize, ResizeMethod};
 pub use sample_box::SampleDistortedBoundingBox;
 pub use standardize::per_image_standardization;
+pub use transforms::{
+    extract_glimpse, extract_volume_patches, projective_transform, ExtractGlimpse, FillMode,
+    GlimpseNoise, Interpolation, ProjectiveTransform,
+};
 
 use weir_graph::{DType, Error, Output, Result};
 
@@ -164,6 +169,7 @@ pub(crate) fn register_all_ops() {
     sample_box::register();
     sample_box_v1::register();
     standardize::register();
+    transforms::register();
 }
 
 /// TensorFlow's build-time check that an image has 3 or 4 dimensions (when its rank is known),

@@ -64,6 +64,7 @@ mod image_grad_ops;
 mod image_hsv;
 mod image_more;
 mod image_ops_more;
+mod image_transform;
 mod io_files;
 mod io_proptest;
 mod io_readers;

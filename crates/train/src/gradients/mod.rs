@@ -15,6 +15,7 @@ mod control_flow_grad;
 mod ctc_grad;
 mod hessians;
 mod image_more_grad;
+mod image_transform_grad;
 mod linalg_grad;
 mod math_binary_grad;
 mod math_grad;
@@ -97,6 +98,7 @@ fn register_all() {
         sparse_more_grad::register();
         ctc_grad::register();
         image_more_grad::register();
+        image_transform_grad::register();
         complex_grad::register();
         spectral_grad::register();
         strided_slice_grad::register();

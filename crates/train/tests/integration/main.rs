@@ -15,6 +15,7 @@ mod half_nn_grad;
 mod half_training;
 mod image_grad;
 mod image_ops_more_grad;
+mod image_transform_grad;
 mod input_pipeline;
 mod layers;
 mod learning_rate_decay;
