@@ -89,11 +89,16 @@ pub fn rank(input: impl Into<Output>) -> Result<Output> {
         .output(0)
 }
 
-/// Resolves a requested shape with at most one -1 against `n` elements (TensorFlow's Reshape
-/// kernel checks and messages).
-pub(crate) fn resolve_reshape(n: usize, requested: &[i64]) -> Result<Vec<usize>> {
+/// Resolves a requested shape with at most one -1 against an input of dims `input`
+/// (TensorFlow's Reshape kernel checks and messages). When the request has a 0, the -1 is
+/// inferred from the input's non-zero dims, as TensorFlow 2.x does: `[0, 3]` reshaped to
+/// `[0, -1]` is `[0, 3]`, and an empty input to `[-1, 0]` is `[1, 0]`.
+pub(crate) fn resolve_reshape(input: &[usize], requested: &[i64]) -> Result<Vec<usize>> {
+    let n: usize = input.iter().product();
     let mut unknown = None;
-    let mut product = 1usize;
+    // The product of the requested sizes, and of the non-zero ones only.
+    let (mut product, mut nonzero) = (1usize, 1usize);
+    let mut has_zero = false;
     for (i, &d) in requested.iter().enumerate() {
         if d == -1 {
             if let Some(j) = unknown {
@@ -106,36 +111,33 @@ pub(crate) fn resolve_reshape(n: usize, requested: &[i64]) -> Result<Vec<usize>>
             return Err(Error::invalid_argument(format!(
                 "Size {i} must be non-negative, not {d}"
             )));
+        } else if d == 0 {
+            has_zero = true;
+            product = 0;
         } else {
             product = product.saturating_mul(d as usize);
+            nonzero = nonzero.saturating_mul(d as usize);
         }
     }
     let mut out: Vec<usize> = requested.iter().map(|&d| d.max(0) as usize).collect();
-    match unknown {
-        Some(i) => {
-            if product == 0 {
-                if n != 0 {
-                    return Err(Error::invalid_argument(format!(
-                        "Input to reshape is a tensor with {n} values, but the requested shape has 0"
-                    )));
-                }
-                return Err(Error::invalid_argument(
-                    "Reshape cannot infer the missing input size for an empty tensor unless all specified input sizes are non-zero",
-                ));
-            }
-            if n % product != 0 {
-                return Err(Error::invalid_argument(format!(
-                    "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {product}"
-                )));
-            }
-            out[i] = n / product;
-        }
-        None if product != n => {
+    if let Some(i) = unknown {
+        // With a 0 in the request, the input's 0 dims are left out of the count the -1 is
+        // inferred from (and the count need not divide evenly then).
+        let input_has_zero = has_zero && input.contains(&0);
+        let counted: usize = input.iter().filter(|&&d| d > 0 || !has_zero).product();
+        let missing = counted / nonzero;
+        if !input_has_zero && nonzero.saturating_mul(missing) != counted {
             return Err(Error::invalid_argument(format!(
-            "Input to reshape is a tensor with {n} values, but the requested shape has {product}"
-        )))
+                "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {nonzero}"
+            )));
         }
-        None => {}
+        out[i] = missing;
+        product = product.saturating_mul(missing);
+    }
+    if product != n {
+        return Err(Error::invalid_argument(format!(
+            "Input to reshape is a tensor with {n} values, but the requested shape has {product}"
+        )));
     }
     Ok(out)
 }
@@ -232,7 +234,7 @@ impl Kernel for ReshapeKernel {
         }
         let req = to_i64s(s)?;
         let x = ctx.take_input(0);
-        let dims = resolve_reshape(x.num_elements(), &req)?;
+        let dims = resolve_reshape(x.shape(), &req)?;
         ctx.set_output(0, x.reshape(&dims)?);
         Ok(())
     }
@@ -489,24 +491,52 @@ mod tests {
 
     #[test]
     fn reshape_resolves_one_unknown() {
-        assert_eq!(resolve_reshape(6, &[3, -1]).unwrap(), vec![3, 2]);
-        assert_eq!(resolve_reshape(6, &[-1]).unwrap(), vec![6]);
-        assert_eq!(resolve_reshape(0, &[0, 3]).unwrap(), vec![0, 3]);
-        assert_eq!(resolve_reshape(0, &[-1, 3]).unwrap(), vec![0, 3]);
+        assert_eq!(resolve_reshape(&[6], &[3, -1]).unwrap(), vec![3, 2]);
+        assert_eq!(resolve_reshape(&[2, 3], &[-1]).unwrap(), vec![6]);
+        assert_eq!(resolve_reshape(&[0], &[0, 3]).unwrap(), vec![0, 3]);
+        assert_eq!(resolve_reshape(&[0], &[-1, 3]).unwrap(), vec![0, 3]);
         assert_eq!(
-            resolve_reshape(6, &[4]).unwrap_err().message(),
+            resolve_reshape(&[6], &[4]).unwrap_err().message(),
             "Input to reshape is a tensor with 6 values, but the requested shape has 4"
         );
         assert_eq!(
-            resolve_reshape(7, &[2, -1]).unwrap_err().message(),
+            resolve_reshape(&[7], &[2, -1]).unwrap_err().message(),
             "Input to reshape is a tensor with 7 values, but the requested shape requires a multiple of 2"
         );
         assert_eq!(
-            resolve_reshape(6, &[-1, -1]).unwrap_err().message(),
+            resolve_reshape(&[6], &[-1, -1]).unwrap_err().message(),
             "Only one input size may be -1, not both 0 and 1"
         );
-        assert!(resolve_reshape(0, &[0, -1]).is_err());
-        assert!(resolve_reshape(6, &[-2, -3]).is_err());
+        assert!(resolve_reshape(&[6], &[-2, -3]).is_err());
+    }
+
+    /// TensorFlow 2.21's results for a -1 beside a 0 (run by hand: `tf.reshape` of fed zeros).
+    #[test]
+    fn a_zero_in_the_request_leaves_the_inputs_zero_dims_out() {
+        let cases: [(&[usize], &[i64], &[usize]); 11] = [
+            (&[0], &[0, -1], &[0, 1]),
+            (&[0], &[-1, 0], &[1, 0]),
+            (&[0, 3], &[0, -1], &[0, 3]),
+            (&[0, 3], &[-1, 3], &[0, 3]),
+            (&[0, 3], &[3, -1], &[3, 0]),
+            (&[2, 0], &[-1, 0], &[2, 0]),
+            (&[2, 0], &[0, -1], &[0, 2]),
+            (&[2, 0], &[4, -1], &[4, 0]),
+            (&[0], &[-1], &[0]),
+            (&[0, 5], &[5, 0, -1], &[5, 0, 1]),
+            (&[0, 5], &[2, 0, -1], &[2, 0, 2]),
+        ];
+        for (input, req, want) in cases {
+            assert_eq!(
+                resolve_reshape(input, req).unwrap(),
+                want,
+                "{input:?} {req:?}"
+            );
+        }
+        assert_eq!(
+            resolve_reshape(&[3], &[0, -1]).unwrap_err().message(),
+            "Input to reshape is a tensor with 3 values, but the requested shape has 0"
+        );
     }
 
     #[test]
