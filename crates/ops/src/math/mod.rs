@@ -57,6 +57,7 @@ pub use compare::{
 };
 pub use confusion_matrix::{confusion_matrix, ConfusionMatrix};
 pub use incomplete::{betainc, igamma, igamma_grad_a, igammac};
+pub(crate) use incomplete::lgamma_f64;
 pub use matmul::{matmul, MatMul};
 pub use misc::{add_n, clip_by_value, range, range_from, Operand};
 pub use reduce::{

@@ -1,5 +1,6 @@
 //! Random ops, seeded the TensorFlow way: `tf.random.uniform`, `tf.random.normal`,
 //! `tf.random.truncated_normal`, `tf.random.shuffle`, `tf.random.categorical` (multinomial),
+//! `tf.random.gamma`, `tf.random.poisson`, `parameterized_truncated_normal`,
 //! `tf.image.random_crop`, and their stateless forms (`tf.random.stateless_uniform`, ...; see
 //! `stateless`), whose values depend only on a seed tensor.
 //!
@@ -23,9 +24,13 @@
 
 mod builders;
 mod crop;
+mod gamma;
+mod gamma_grad;
 pub(crate) mod kernels;
 mod multinomial;
+mod parameterized_truncated_normal;
 pub mod philox;
+mod poisson;
 mod shuffle;
 mod stateless;
 
@@ -38,8 +43,14 @@ pub use builders::{
     random_normal, random_uniform, truncated_normal, RandomNormal, RandomUniform, TruncatedNormal,
 };
 pub use crop::{random_crop, RandomCrop};
+pub use gamma::{random_gamma, RandomGamma};
+pub use gamma_grad::random_gamma_grad;
 pub(crate) use kernels::with_seed_attrs;
 pub use multinomial::{multinomial, Multinomial};
+pub use parameterized_truncated_normal::{
+    parameterized_truncated_normal, ParameterizedTruncatedNormal,
+};
+pub use poisson::{random_poisson, RandomPoisson};
 pub use shuffle::random_shuffle;
 pub use stateless::{
     stateless_categorical, stateless_random_normal, stateless_random_uniform,
@@ -54,6 +65,9 @@ pub(crate) fn register_all_ops() {
     multinomial::register();
     shuffle::register();
     stateless::register();
+    gamma::register();
+    poisson::register();
+    parameterized_truncated_normal::register();
 }
 
 /// The shape argument of the random ops: a fixed shape (added as an int32 `Const`) or a 1-D

@@ -104,6 +104,7 @@ mod queue_semantics;
 mod queue_stress;
 mod queue_util;
 mod random;
+mod random_more;
 mod random_props;
 mod sampled;
 mod scatter_segment;

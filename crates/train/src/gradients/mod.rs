@@ -25,6 +25,7 @@ mod math_unary_grad;
 mod nn3d_grad;
 mod nn_grad;
 mod nn_second_grad;
+mod random_grad;
 mod registry;
 mod scatter_grad;
 mod segment_more_grad;
@@ -102,6 +103,7 @@ fn register_all() {
         complex_grad::register();
         spectral_grad::register();
         strided_slice_grad::register();
+        random_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

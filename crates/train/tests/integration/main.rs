@@ -40,6 +40,7 @@ mod optimizers_learning_rate;
 mod optimizers_more;
 mod optimizers_sparse;
 mod queue_runner;
+mod random_grad;
 mod rnn_bidirectional;
 mod sampled_grad;
 mod saved_model;

@@ -178,13 +178,16 @@ enum Mode {
     Value,
     /// `d/da` of the value.
     Derivative,
+    /// `d/da` of a `Gamma(a, 1)` sample `x` (implicit reparameterization): `-(dP/da) / pdf`,
+    /// Eigen's `gamma_sample_der_alpha`.
+    SampleDerivative,
 }
 
 fn iterations<T: Special>(mode: Mode) -> usize {
     match mode {
         Mode::Value => 2000,
-        Mode::Derivative if T::SINGLE => 200,
-        Mode::Derivative => 500,
+        _ if T::SINGLE => 200,
+        _ => 500,
     }
 }
 
@@ -231,7 +234,7 @@ fn igammac_cf<T: Special>(a: T, x: T, mode: Mode) -> T {
             dans = (dpk - ans * dqk) / qk;
             let done = match mode {
                 Mode::Value => (ans_prev - ans).abs() <= T::MACHEP * ans.abs(),
-                Mode::Derivative => (dans - dans_prev).abs() <= T::MACHEP,
+                _ => (dans - dans_prev).abs() <= T::MACHEP,
             };
             if done {
                 break;
@@ -262,6 +265,8 @@ fn igammac_cf<T: Special>(a: T, x: T, mode: Mode) -> T {
             let dax = ax * (x.ln() - digamma(a));
             ans * dax + dans * ax
         }
+        // The density cancels: only ln(ax)'s derivative remains.
+        Mode::SampleDerivative => -(dans + ans * (x.ln() - digamma(a))) * x,
     }
 }
 
@@ -286,7 +291,7 @@ fn igamma_series<T: Special>(a: T, x: T, mode: Mode) -> T {
         ans = ans + c;
         let done = match mode {
             Mode::Value => c <= T::MACHEP * ans,
-            Mode::Derivative => dc.abs() <= T::MACHEP * dans.abs(),
+            _ => dc.abs() <= T::MACHEP * dans.abs(),
         };
         if done {
             break;
@@ -298,6 +303,7 @@ fn igamma_series<T: Special>(a: T, x: T, mode: Mode) -> T {
             let dax = ax * (x.ln() - digamma(a + one));
             ans * dax + dans * ax
         }
+        Mode::SampleDerivative => -(dans + ans * (x.ln() - digamma(a + one))) * x / a,
     }
 }
 
@@ -313,7 +319,7 @@ fn igamma_generic<T: Special>(a: T, x: T, mode: Mode) -> T {
         let q = igammac_cf(a, x, mode);
         return match mode {
             Mode::Value => one - q,
-            Mode::Derivative => -q,
+            _ => -q,
         };
     }
     igamma_series(a, x, mode)
@@ -328,6 +334,12 @@ pub(crate) fn igamma<T: Special>(a: T, x: T) -> T {
 /// TensorFlow's `IgammaGradA`: `dP(a, x)/da`.
 pub(crate) fn igamma_grad_a<T: Special>(a: T, x: T) -> T {
     igamma_generic(a, x, Mode::Derivative)
+}
+
+/// TensorFlow's `RandomGammaGrad`: `d x/d a` for a sample `x` of `Gamma(a, 1)`; 0 at `x == 0`,
+/// NaN for `x < 0`, `a <= 0` or a NaN.
+pub(crate) fn gamma_sample_der_alpha<T: Special>(a: T, x: T) -> T {
+    igamma_generic(a, x, Mode::SampleDerivative)
 }
 
 /// TensorFlow's `Igammac`: the regularized upper incomplete gamma function `Q(a, x)`; NaN for

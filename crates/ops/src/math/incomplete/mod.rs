@@ -1,6 +1,7 @@
 //! The incomplete gamma and beta functions of `tf.math`: `Igamma`, `Igammac`, `IgammaGradA`
-//! (the `a`-derivative that `Igamma`'s gradient uses) and `Betainc`, computed as TensorFlow's
-//! CPU kernels do (Eigen's ports of Cephes), in the element type.
+//! (the `a`-derivative that `Igamma`'s gradient uses), `RandomGammaGrad` (the `a`-derivative of
+//! a gamma sample, from the same iterations) and `Betainc`, computed as TensorFlow's CPU
+//! kernels do (Eigen's ports of Cephes), in the element type.
 
 mod beta;
 mod gamma;
@@ -12,6 +13,7 @@ use weir_graph::{
 };
 
 use super::bcast::{broadcast_shape_fn, broadcast_update};
+pub(crate) use gamma::lgamma_f64;
 use gamma::Special;
 
 fn binary(op: &str, a: Output, x: Output) -> Result<Output> {
@@ -55,6 +57,7 @@ enum GammaOp {
     P,
     Q,
     GradA,
+    SampleGradA,
 }
 
 fn gamma_apply<T: Special + TensorType>(op: GammaOp, a: Tensor, x: Tensor) -> Result<Tensor> {
@@ -62,6 +65,7 @@ fn gamma_apply<T: Special + TensorType>(op: GammaOp, a: Tensor, x: Tensor) -> Re
         GammaOp::P => broadcast_update(a, x, gamma::igamma::<T>),
         GammaOp::Q => broadcast_update(a, x, gamma::igammac::<T>),
         GammaOp::GradA => broadcast_update(a, x, gamma::igamma_grad_a::<T>),
+        GammaOp::SampleGradA => broadcast_update(a, x, gamma::gamma_sample_der_alpha::<T>),
     }
 }
 
@@ -72,6 +76,7 @@ fn gamma_op(op_type: &str) -> Option<GammaOp> {
         "Igamma" => Some(GammaOp::P),
         "Igammac" => Some(GammaOp::Q),
         "IgammaGradA" => Some(GammaOp::GradA),
+        "RandomGammaGrad" => Some(GammaOp::SampleGradA),
         _ => None,
     }
 }
@@ -178,6 +183,15 @@ pub(super) fn register() {
         );
         register_kernel(name, make_gamma);
     }
+    register_op(
+        OpDef::new("RandomGammaGrad")
+            .input("alpha", ArgType::Attr("T"))
+            .input("sample", ArgType::Attr("T"))
+            .output("output", ArgType::Attr("T"))
+            .type_attr("T", &[DType::F32, DType::F64])
+            .shape_fn(broadcast_shape_fn),
+    );
+    register_kernel("RandomGammaGrad", make_gamma);
     register_op(
         OpDef::new("Betainc")
             .input("a", ArgType::Attr("T"))
