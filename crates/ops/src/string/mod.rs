@@ -25,10 +25,13 @@
 
 pub(crate) mod base64;
 mod convert;
+mod fingerprint;
 pub(crate) mod format;
 mod hash;
+mod hash_legacy;
 mod hash_strong;
 mod join_split;
+mod ngrams;
 mod re2;
 mod reduce_join;
 mod regex_match;
@@ -41,9 +44,12 @@ mod unicode;
 
 pub use base64::{decode_base64, encode_base64};
 pub use convert::{as_string, string_to_number, AsString};
+pub use fingerprint::{fingerprint, fingerprint_tensor};
 pub use hash::{fingerprint64, string_to_hash_bucket_fast};
+pub use hash_legacy::{hash64, hash64_with_seed, string_to_hash_bucket};
 pub use hash_strong::{siphash24, string_to_hash_bucket_strong};
 pub use join_split::{string_join, string_split, strings_split, StringSplit};
+pub use ngrams::{ngrams, NGrams};
 pub use reduce_join::{reduce_join, reduce_join_tensor};
 pub use regex_match::{regex_full_match, regex_full_match_tensor};
 pub use regex_replace::{regex_replace, regex_replace_tensor};
@@ -62,9 +68,12 @@ use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
 pub(crate) fn register_all_ops() {
     base64::register();
     convert::register();
+    fingerprint::register();
     hash::register();
+    hash_legacy::register();
     hash_strong::register();
     join_split::register();
+    ngrams::register();
     reduce_join::register();
     regex_match::register();
     regex_replace::register();

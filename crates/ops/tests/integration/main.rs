@@ -124,6 +124,7 @@ mod stateless_random;
 mod strided_slice_write;
 mod string;
 mod string_format;
+mod strings_hash_ngrams;
 mod strings_more;
 mod strings_unicode;
 mod summary;

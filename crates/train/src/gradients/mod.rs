@@ -194,6 +194,7 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "RegexReplace",
     "EncodeBase64",
     "DecodeBase64",
+    "StringToHashBucket",
     "StringToHashBucketFast",
     "StringToHashBucketStrong",
     "HashTableV2",
