@@ -234,8 +234,10 @@ pub fn string_to_hash_bucket_fast(input: impl Into<Output>, num_buckets: i64) ->
         .output(0)
 }
 
+/// `hash(s) % num_buckets` for each string: the kernel of the `StringToHashBucket*` ops.
 struct HashKernel {
     buckets: u64,
+    hash: fn(&[u8]) -> u64,
 }
 
 impl Kernel for HashKernel {
@@ -244,7 +246,7 @@ impl Kernel for HashKernel {
         let ids = t
             .as_slice::<Bytes>()?
             .iter()
-            .map(|s| (fingerprint64(s) % self.buckets) as i64)
+            .map(|s| ((self.hash)(s) % self.buckets) as i64)
             .collect();
         let out = Tensor::from_vec(t.shape(), ids)?;
         ctx.set_output(0, out);
@@ -252,19 +254,34 @@ impl Kernel for HashKernel {
     }
 }
 
-pub(super) fn register() {
+/// The hash behind each `StringToHashBucket*` op that [`HashKernel`] runs.
+fn bucket_hash(op_type: &str) -> fn(&[u8]) -> u64 {
+    match op_type {
+        "StringToHashBucket" => super::hash_legacy::hash64,
+        _ => fingerprint64,
+    }
+}
+
+/// Registers a hash-bucket op: a string input named `input_name`, an int64 output of its
+/// shape, and the `num_buckets` attr (at least 1).
+pub(super) fn register_hash_bucket(op: &'static str, input_name: &'static str) {
     register_op(
-        OpDef::new("StringToHashBucketFast")
-            .input("input", ArgType::Fixed(DType::String))
+        OpDef::new(op)
+            .input(input_name, ArgType::Fixed(DType::String))
             .output("output", ArgType::Fixed(DType::I64))
             .int_attr_min("num_buckets", 1)
             .shape_fn(same_shape),
     );
-    register_kernel("StringToHashBucketFast", |node| {
+    register_kernel(op, |node| {
         Ok(Box::new(HashKernel {
             buckets: node.attr::<i64>("num_buckets")? as u64,
+            hash: bucket_hash(node.op_type()),
         }))
     });
+}
+
+pub(super) fn register() {
+    register_hash_bucket("StringToHashBucketFast", "input");
 }
 
 #[cfg(test)]

@@ -2,10 +2,7 @@
 //! TensorFlow's legacy `Hash64` (core/lib/hash/hash.cc), a seeded 64-bit MurmurHash2
 //! variant, so bucket ids match TensorFlow's for the same strings.
 
-use weir_graph::registry::{register_kernel, register_op};
-use weir_graph::{ArgType, Bytes, DType, Kernel, OpContext, OpDef, Output, Result, Tensor};
-
-use super::same_shape;
+use weir_graph::{Output, Result};
 
 /// The seed TensorFlow's one-argument `Hash64(StringPiece)` uses.
 const SEED: u64 = 0xDE_CAFC_AFFE;
@@ -65,37 +62,8 @@ pub fn string_to_hash_bucket(string_tensor: impl Into<Output>, num_buckets: i64)
         .output(0)
 }
 
-struct LegacyHashKernel {
-    buckets: u64,
-}
-
-impl Kernel for LegacyHashKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let t = ctx.input(0);
-        let ids = t
-            .as_slice::<Bytes>()?
-            .iter()
-            .map(|s| (hash64(s) % self.buckets) as i64)
-            .collect();
-        let out = Tensor::from_vec(t.shape(), ids)?;
-        ctx.set_output(0, out);
-        Ok(())
-    }
-}
-
 pub(super) fn register() {
-    register_op(
-        OpDef::new("StringToHashBucket")
-            .input("string_tensor", ArgType::Fixed(DType::String))
-            .output("output", ArgType::Fixed(DType::I64))
-            .int_attr_min("num_buckets", 1)
-            .shape_fn(same_shape),
-    );
-    register_kernel("StringToHashBucket", |node| {
-        Ok(Box::new(LegacyHashKernel {
-            buckets: node.attr::<i64>("num_buckets")? as u64,
-        }))
-    });
+    super::hash::register_hash_bucket("StringToHashBucket", "string_tensor");
 }
 
 #[cfg(test)]
