@@ -148,7 +148,7 @@ pub(crate) fn plan_nd(params: &[usize], indices: &Tensor, updates: &[usize]) -> 
     let suffix = || {
         Error::invalid_argument(format!(
             "Dimensions [{slice_dim},{nd}) of input[shape={}] must match dimensions \
-             [{batch_dim},{ur}) of updates[shape={}]",
+             [{slice_dim},{ur}) of updates[shape={}]",
             format_dims(params),
             format_dims(updates)
         ))

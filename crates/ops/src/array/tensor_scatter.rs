@@ -10,7 +10,7 @@ use weir_graph::{
 
 use super::scatter_apply::{apply, plan_nd, Combine, NUMBER_TYPES};
 
-fn build(op: &str, tensor: Output, indices: Output, updates: Output) -> Result<Output> {
+pub(super) fn build(op: &str, tensor: Output, indices: Output, updates: Output) -> Result<Output> {
     let g = crate::util::same_graph(&[&tensor, &indices, &updates])?.clone();
     crate::new_op(&g, op)
         .input(tensor)
@@ -78,6 +78,8 @@ pub fn tensor_scatter_nd_sub(
     )
 }
 
+/// Why shapes `a` and `b` do not merge, in the words of TensorFlow's `Merge` (a dimension
+/// mismatch also shows both shapes).
 fn shapes_differ(a: &[Option<usize>], b: &[Option<usize>]) -> Option<String> {
     if a.len() != b.len() {
         return Some(format!(
@@ -91,7 +93,10 @@ fn shapes_differ(a: &[Option<usize>], b: &[Option<usize>]) -> Option<String> {
         .enumerate()
         .find_map(|(i, (x, y))| match (x, y) {
             (Some(x), Some(y)) if x != y => Some(format!(
-                "Dimension {i} in both shapes must be equal, but are {x} and {y}."
+                "Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are {} \
+                 and {}.",
+                Shape::new(a.to_vec()),
+                Shape::new(b.to_vec())
             )),
             _ => None,
         })
@@ -106,11 +111,11 @@ pub(crate) fn check_nd_static(
     updates: &Shape,
     ranked: bool,
 ) -> Result<()> {
-    for (s, what) in [(indices, "indices"), (updates, "updates")] {
+    for s in [indices, updates] {
         if ranked && s.rank() == Some(0) {
-            return Err(Error::invalid_argument(format!(
-                "Shape must be at least rank 1 but is rank 0 ({what})"
-            )));
+            return Err(Error::invalid_argument(
+                "Shape must be at least rank 1 but is rank 0",
+            ));
         }
     }
     if indices.rank() == Some(0) || updates.rank() == Some(0) {

@@ -106,6 +106,7 @@ mod queue_util;
 mod random;
 mod random_more;
 mod random_props;
+mod resource_gather_scatter;
 mod sampled;
 mod scatter_segment;
 mod script;

@@ -27,6 +27,7 @@ mod nn_grad;
 mod nn_second_grad;
 mod random_grad;
 mod registry;
+mod resource_gather_grad;
 mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
@@ -104,6 +105,7 @@ fn register_all() {
         spectral_grad::register();
         strided_slice_grad::register();
         random_grad::register();
+        resource_gather_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

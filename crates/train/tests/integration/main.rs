@@ -41,6 +41,7 @@ mod optimizers_more;
 mod optimizers_sparse;
 mod queue_runner;
 mod random_grad;
+mod resource_gather_grad;
 mod rnn_bidirectional;
 mod sampled_grad;
 mod saved_model;
