@@ -3,8 +3,10 @@
 //! successor, which formats its arguments numpy-style and can write to other streams.
 
 mod print_v2;
+mod timestamp;
 
 pub use print_v2::{print_v2, OutputStream, PrintArg, PrintV2};
+pub use timestamp::timestamp;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -139,6 +141,7 @@ impl Kernel for PrintKernel {
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     print_v2::register();
+    timestamp::register();
     register_op(
         OpDef::new("Print")
             .input("input", ArgType::Attr("T"))

@@ -14,8 +14,11 @@ mod binary_complex;
 mod binary_more;
 pub(crate) mod cast;
 mod clip;
+mod clip_by_value_op;
 mod compare;
 mod confusion_matrix;
+mod cumulative_logsumexp;
+mod euclidean_norm;
 mod incomplete;
 mod matmul;
 mod matmul_narrow;
@@ -30,6 +33,7 @@ mod segment;
 mod segment_composites;
 mod select;
 pub(crate) mod sparse_segment;
+mod sparse_segment_builder;
 mod special;
 mod tensordot;
 mod unary;
@@ -51,6 +55,7 @@ pub use binary_more::{
 };
 pub use cast::cast;
 pub use clip::{clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm};
+pub use clip_by_value_op::clip_by_value_op;
 pub use compare::{
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
     not_equal,
@@ -61,10 +66,10 @@ pub(crate) use incomplete::lgamma_f64;
 pub use matmul::{matmul, MatMul};
 pub use misc::{add_n, clip_by_value, range, range_from, Operand};
 pub use reduce::{
-    reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, Axes,
-    Reduce,
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min,
+    reduce_prod, reduce_sum, Axes, Reduce,
 };
-pub use scan::{cumprod, cumsum, Scan};
+pub use scan::{cumprod, cumsum, cumulative_logsumexp, Scan};
 pub use segment::{
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_sum,
 };
@@ -74,6 +79,7 @@ pub use sparse_segment::{
     sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,
     sparse_segment_sqrt_n_grad, sparse_segment_sum, sparse_segment_sum_grad,
 };
+pub use sparse_segment_builder::SparseSegment;
 pub use special::{
     bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erf, erfc, erfinv, lgamma, ndtri,
     polygamma, zeta,
@@ -122,6 +128,9 @@ pub(crate) fn register_all_ops() {
     binary::register();
     binary_more::register();
     cast::register();
+    clip_by_value_op::register();
+    cumulative_logsumexp::register();
+    euclidean_norm::register();
     compare::register();
     incomplete::register();
     matmul::register();

@@ -134,6 +134,11 @@ impl Reduce {
         Reduce::new("Min")
     }
 
+    /// `tf.math.reduce_euclidean_norm` (op `EuclideanNorm`): `sqrt(sum(x * conj(x)))`.
+    pub fn euclidean_norm() -> Reduce {
+        Reduce::new("EuclideanNorm")
+    }
+
     /// `tf.reduce_any` (op `Any`) of a bool tensor.
     pub fn any() -> Reduce {
         Reduce::new("Any")
@@ -196,6 +201,8 @@ reduce_fns! {
     reduce_max => max;
     /// `tf.reduce_min(x, axis)`.
     reduce_min => min;
+    /// `tf.math.reduce_euclidean_norm(x, axis)`.
+    reduce_euclidean_norm => euclidean_norm;
     /// `tf.reduce_any(x, axis)` for bool tensors.
     reduce_any => any;
     /// `tf.reduce_all(x, axis)` for bool tensors.
@@ -223,17 +230,27 @@ pub(crate) fn reduction_flags(axes: &[i64], rank: usize) -> Result<Vec<bool>> {
     Ok(flags)
 }
 
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+/// TensorFlow's `ReductionShape`: constant axes must be in range (with the shape function's own
+/// message); repeated axes are left for the kernel to reject, as TensorFlow leaves them.
+pub(crate) fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let keep: bool = ctx.attr("keep_dims")?;
     let input = ctx.input_shape(0).clone();
-    let axes = const_i64s(ctx, 1)?;
-    let out = match (input.dims(), axes) {
+    let out = match (input.dims(), const_i64s(ctx, 1)?) {
         (Some(dims), Some(axes)) => {
-            let flags = reduction_flags(&axes, dims.len())?;
+            let r = dims.len() as i64;
+            let mut reduced = vec![false; dims.len()];
+            for a in axes {
+                if a < -r || a >= r {
+                    return Err(Error::invalid_argument(format!(
+                        "Invalid reduction dimension {a} for input with {r} dimensions."
+                    )));
+                }
+                reduced[((a + r) % r) as usize] = true;
+            }
             let d: Vec<_> = dims
                 .iter()
-                .zip(&flags)
-                .filter_map(|(&d, &r)| match (r, keep) {
+                .zip(&reduced)
+                .filter_map(|(&d, &red)| match (red, keep) {
                     (false, _) => Some(d),
                     (true, true) => Some(Some(1)),
                     (true, false) => None,

@@ -49,6 +49,15 @@ impl Scan {
         }
     }
 
+    /// `tf.math.cumulative_logsumexp` (op `CumulativeLogsumexp`) along axis 0: running
+    /// `log(sum(exp(x)))`, for float16, bfloat16, float32 and float64.
+    pub fn logsumexp() -> Scan {
+        Scan {
+            op: "CumulativeLogsumexp",
+            ..Scan::sum()
+        }
+    }
+
     /// The axis to scan along (negative counts from the end).
     pub fn axis(mut self, axis: i64) -> Scan {
         self.axis = axis;
@@ -92,7 +101,12 @@ pub fn cumprod(x: impl Into<Output>, axis: i64) -> Result<Output> {
     Scan::prod().axis(axis).build(x)
 }
 
-fn scan_axis(axis: i64, rank: usize) -> Result<usize> {
+/// `tf.math.cumulative_logsumexp(x, axis)`: running `log(sum(exp(x)))` along `axis`.
+pub fn cumulative_logsumexp(x: impl Into<Output>, axis: i64) -> Result<Output> {
+    Scan::logsumexp().axis(axis).build(x)
+}
+
+pub(super) fn scan_axis(axis: i64, rank: usize) -> Result<usize> {
     let r = rank as i64;
     if axis < -r || axis >= r {
         return Err(Error::invalid_argument(format!(
@@ -104,7 +118,7 @@ fn scan_axis(axis: i64, rank: usize) -> Result<usize> {
 }
 
 /// Scans `[outer, n, inner]` in place along the middle axis.
-fn scan<T: Copy>(
+pub(super) fn scan<T: Copy>(
     data: &mut [T],
     n: usize,
     inner: usize,
@@ -205,7 +219,7 @@ impl Kernel for ScanKernel {
     }
 }
 
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+pub(super) fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let s = ctx.input_shape(0).clone();
     if let (Some(r), Some(t)) = (s.rank(), ctx.input_const(1)) {
         scan_axis(scalar_i64(t, "ScanOp: axis")?, r)?;

@@ -20,6 +20,14 @@ enum Mode {
     SqrtN,
 }
 
+/// The ops whose output has `num_segments` rows (TensorFlow's Python picks them when
+/// `num_segments` is given).
+const NUM_OPS: [(&str, Mode); 3] = [
+    ("SparseSegmentSumWithNumSegments", Mode::Sum),
+    ("SparseSegmentMeanWithNumSegments", Mode::Mean),
+    ("SparseSegmentSqrtNWithNumSegments", Mode::SqrtN),
+];
+
 const OPS: [(&str, &str, Mode); 3] = [
     ("SparseSegmentSum", "SparseSegmentSumGrad", Mode::Sum),
     ("SparseSegmentMean", "SparseSegmentMeanGrad", Mode::Mean),
@@ -167,39 +175,80 @@ fn index_vectors(indices: &Tensor, segment_ids: &Tensor) -> Result<(Vec<i64>, Ve
     Ok((to_i64s(indices)?, to_i64s(segment_ids)?))
 }
 
-/// What divides a segment's sum: nothing (`Sum`), its row count (`Mean`) or the count's square
-/// root (`SqrtN`).
-type Norm<T> = Option<fn(T, usize) -> T>;
+/// How `Mean` and `SqrtN` scale a segment of `n` rows, with the factors computed as
+/// TensorFlow's kernels compute them (in double, then converted).
+#[derive(Clone, Copy)]
+struct Scale<T> {
+    /// What divides the sum: `n` or `sqrt(n)`.
+    divisor: fn(usize) -> T,
+    /// What multiplies each row's gradient: `1 / n` or `1 / sqrt(n)`.
+    grad_factor: fn(usize) -> T,
+}
+
+/// `None` for `Sum`, which only adds.
+type Norm<T> = Option<Scale<T>>;
+
+fn to_float<T: num_traits::Float>(v: f64) -> T {
+    num_traits::cast::<f64, T>(v).unwrap_or_else(T::one)
+}
 
 fn norm_of<T: num_traits::Float>(mode: Mode) -> Norm<T> {
     match mode {
         Mode::Sum => None,
-        Mode::Mean => Some(|v, n| v / count::<T>(n)),
-        Mode::SqrtN => Some(|v, n| v / count::<T>(n).sqrt()),
+        Mode::Mean => Some(Scale {
+            divisor: |n| to_float::<T>(n as f64),
+            grad_factor: |n| to_float::<T>(1.0 / (n.max(1) as f64)),
+        }),
+        Mode::SqrtN => Some(Scale {
+            divisor: |n| to_float::<T>((n as f64).sqrt()),
+            grad_factor: |n| to_float::<T>(1.0 / (n.max(1) as f64).sqrt()),
+        }),
     }
-}
-
-fn count<T: num_traits::Float>(n: usize) -> T {
-    num_traits::cast::<usize, T>(n).unwrap_or_else(T::one)
 }
 
 /// The forward reduction, walking segments in order as TensorFlow's kernel does (so its
 /// checks fail in the same order).
+#[cfg(test)]
 fn reduce<T: Arith>(data: &Tensor, idx: &[i64], seg: &[i64], norm: Norm<T>) -> Result<Tensor> {
+    reduce_rows(data, idx, seg, norm, None)
+}
+
+/// [`reduce`] into `num_segments` rows when given (the `*WithNumSegments` ops), else into
+/// `last id + 1` rows.
+fn reduce_rows<T: Arith>(
+    data: &Tensor,
+    idx: &[i64],
+    seg: &[i64],
+    norm: Norm<T>,
+    num_segments: Option<i64>,
+) -> Result<Tensor> {
     let shape = data.shape();
     if shape.is_empty() {
         return Err(Error::invalid_argument("data must be at least 1-D"));
     }
     let (dim0, inner) = (shape[0], shape[1..].iter().product::<usize>());
-    let rows = match seg.last() {
-        Some(&l) => usize::try_from(l.wrapping_add(1))
-            .map_err(|_| Error::invalid_argument("segment ids must be >= 0"))?,
-        None => 0,
+    let last_plus_one = seg.last().map_or(0, |&l| l.wrapping_add(1));
+    let rows = match num_segments {
+        Some(n) if n < last_plus_one => {
+            return Err(Error::invalid_argument(
+                "segment ids must be < num_segments",
+            ))
+        }
+        Some(n) => n,
+        None => last_plus_one,
     };
+    let rows =
+        usize::try_from(rows).map_err(|_| Error::invalid_argument("segment ids must be >= 0"))?;
+    if !seg.is_empty() && rows == 0 {
+        return Err(Error::invalid_argument("segment ids must be >= 0"));
+    }
     let mut out_shape = shape.to_vec();
     out_shape[0] = rows;
     let mut out = vec![T::default(); rows * inner];
     let d = data.as_slice::<T>()?;
+    // Row offsets of the current segment and a group sum, reused across segments.
+    let mut picked = Vec::new();
+    let mut group = vec![T::default(); inner];
     let mut start = 0;
     while start < seg.len() {
         let id = seg[start];
@@ -219,7 +268,7 @@ fn reduce<T: Arith>(data: &Tensor, idx: &[i64], seg: &[i64], norm: Norm<T>) -> R
                  input is not sorted."
                 ))
             })?;
-        let dst = &mut out[s * inner..(s + 1) * inner];
+        picked.clear();
         for (i, &j) in idx.iter().enumerate().take(end).skip(start) {
             let r = usize::try_from(j)
                 .ok()
@@ -229,21 +278,63 @@ fn reduce<T: Arith>(data: &Tensor, idx: &[i64], seg: &[i64], norm: Norm<T>) -> R
                         "Bad: indices[{i}] == {j} out of range [0, {dim0})"
                     ))
                 })?;
-            for (o, &v) in dst.iter_mut().zip(&d[r * inner..(r + 1) * inner]) {
-                *o = T::add(*o, v);
-            }
+            picked.push(r * inner);
         }
-        if let Some(f) = norm {
-            for o in dst.iter_mut() {
-                *o = f(*o, end - start);
-            }
-        }
+        let dst = &mut out[s * inner..(s + 1) * inner];
+        sum_segment(d, &picked, dst, &mut group, norm);
         start = end;
     }
     Tensor::from_vec(&out_shape, out)
 }
 
-/// The backward op: `out[indices[i]] += grad[segment_ids[i]] / norm(segment size)`.
+/// One segment's rows (at offsets `picked` of `d`) combined into `dst` in TensorFlow's order:
+/// the first `n % 8` rows (8 or 9 when that is 0 or 1) left to right, scaled by `1 / divisor`
+/// when there are fewer than 10 rows; then each further group of 8, summed left to right, is
+/// added; 10 or more rows divide by the divisor at the end.
+fn sum_segment<T: Arith>(d: &[T], picked: &[usize], dst: &mut [T], group: &mut [T], norm: Norm<T>) {
+    let (n, inner) = (picked.len(), dst.len());
+    let row = |k: usize| &d[picked[k]..picked[k] + inner];
+    let first = match n {
+        0 => return,
+        1 => 1,
+        _ => match n & 7 {
+            0 => 8,
+            1 => 9,
+            r => r,
+        },
+    };
+    dst.copy_from_slice(row(0));
+    for k in 1..first {
+        for (o, &v) in dst.iter_mut().zip(row(k)) {
+            *o = T::add(*o, v);
+        }
+    }
+    if let (Some(sc), 2..=9) = (norm, n) {
+        let factor = T::div(T::one(), (sc.divisor)(n));
+        for o in dst.iter_mut() {
+            *o = T::mul(*o, factor);
+        }
+    }
+    for g0 in (first..n).step_by(8) {
+        group.copy_from_slice(row(g0));
+        for k in g0 + 1..g0 + 8 {
+            for (o, &v) in group.iter_mut().zip(row(k)) {
+                *o = T::add(*o, v);
+            }
+        }
+        for (o, &v) in dst.iter_mut().zip(group.iter()) {
+            *o = T::add(*o, v);
+        }
+    }
+    if let (Some(sc), true) = (norm, n >= 10) {
+        let m = (sc.divisor)(n);
+        for o in dst.iter_mut() {
+            *o = T::div(*o, m);
+        }
+    }
+}
+
+/// The backward op: `out[indices[i]] += grad[segment_ids[i]] * factor(segment size)`.
 fn spread<T: Arith>(
     grad: &Tensor,
     idx: &[i64],
@@ -281,7 +372,7 @@ fn spread<T: Arith>(
         let src = &g[s * inner..(s + 1) * inner];
         for (o, &v) in out[r * inner..(r + 1) * inner].iter_mut().zip(src) {
             let v = match norm {
-                Some(f) => f(v, counts[s]),
+                Some(sc) => T::mul(v, (sc.grad_factor)(counts[s])),
                 None => v,
             };
             *o = T::add(*o, v);
@@ -293,12 +384,33 @@ fn spread<T: Arith>(
 struct SparseSegmentKernel {
     mode: Mode,
     grad: bool,
+    /// A `*WithNumSegments` op: input 3 fixes the number of output rows.
+    num_segments: bool,
+}
+
+/// The `num_segments` input, checked as TensorFlow's `ValidateSparseSegmentReduction` does.
+fn num_segments_of(t: &Tensor) -> Result<i64> {
+    if t.rank() != 0 {
+        return Err(Error::invalid_argument(format!(
+            "num_segments should be a scalar, not shape {}",
+            format_dims(t.shape())
+        )));
+    }
+    let n = to_i64s(t)?[0];
+    if n < 0 {
+        return Err(Error::invalid_argument("segment ids must be >= 0"));
+    }
+    Ok(n)
 }
 
 fn run<T: Arith>(k: &SparseSegmentKernel, ctx: &OpContext<'_>, norm: Norm<T>) -> Result<Tensor> {
+    let num_segments = match k.num_segments {
+        true => Some(num_segments_of(ctx.input(3))?),
+        false => None,
+    };
     let (idx, seg) = index_vectors(ctx.input(1), ctx.input(2))?;
     if !k.grad {
-        return reduce::<T>(ctx.input(0), &idx, &seg, norm);
+        return reduce_rows::<T>(ctx.input(0), &idx, &seg, norm, num_segments);
     }
     let dim0 = ctx.input(3);
     if dim0.rank() != 0 {
@@ -332,12 +444,20 @@ impl Kernel for SparseSegmentKernel {
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     let op = node.op_type();
+    if let Some(&(_, mode)) = NUM_OPS.iter().find(|(name, _)| *name == op) {
+        return Ok(Box::new(SparseSegmentKernel {
+            mode,
+            grad: false,
+            num_segments: true,
+        }));
+    }
     OPS.iter()
         .find_map(|&(fwd, bwd, mode)| {
             (op == fwd || op == bwd).then(|| {
                 Box::new(SparseSegmentKernel {
                     mode,
                     grad: op == bwd,
+                    num_segments: false,
                 }) as Box<dyn Kernel>
             })
         })
@@ -366,6 +486,22 @@ fn merge_lengths(ctx: &InferenceContext<'_>) -> Result<()> {
 
 fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
     merge_lengths(ctx)?;
+    // TensorFlow's shape function for the `*WithNumSegments` ops: a scalar `num_segments`
+    // whose constant value, when known, is the output's first dim.
+    let rows = match ctx.num_inputs() {
+        4 => {
+            if let Some(r) = ctx.input_shape(3).rank().filter(|&r| r != 0) {
+                return Err(Error::invalid_argument(format!(
+                    "Shape must be rank 0 but is rank {r} for '{}'",
+                    ctx.op_type
+                )));
+            }
+            ctx.input_const(3)
+                .and_then(|t| to_i64s(t).ok())
+                .and_then(|v| v.first().and_then(|&d| usize::try_from(d).ok()))
+        }
+        _ => None,
+    };
     let out = match ctx.input_shape(0).dims() {
         Some([]) => {
             return Err(Error::invalid_argument(format!(
@@ -373,7 +509,7 @@ fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
                 ctx.op_type
             )))
         }
-        Some(d) => Shape::new(vec![None]).concatenate(&Shape::new(d[1..].to_vec())),
+        Some(d) => Shape::new(vec![rows]).concatenate(&Shape::new(d[1..].to_vec())),
         None => Shape::unknown(),
     };
     ctx.set_output(0, out);
@@ -445,6 +581,29 @@ pub(super) fn register() {
         );
         register_kernel(fwd, make);
         register_kernel(bwd, make);
+    }
+    for (name, mode) in NUM_OPS {
+        let types: &'static [DType] = match mode {
+            Mode::Sum => DType::REAL_NUMBER,
+            _ => &[DType::F32, DType::F64],
+        };
+        register_op(
+            index_attrs(OpDef::new(name))
+                .input("data", ArgType::Attr("T"))
+                .input("indices", ArgType::Attr("Tidx"))
+                .input("segment_ids", ArgType::Attr("Tsegmentids"))
+                .input("num_segments", ArgType::Attr("Tnumsegments"))
+                .output("output", ArgType::Attr("T"))
+                .type_attr("T", types)
+                .type_attr("Tnumsegments", &[DType::I32, DType::I64])
+                .attr(
+                    "sparse_gradient",
+                    AttrKind::Bool,
+                    Some(AttrValue::Bool(false)),
+                )
+                .shape_fn(forward_shape),
+        );
+        register_kernel(name, make);
     }
 }
 

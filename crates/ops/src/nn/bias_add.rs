@@ -31,6 +31,18 @@ pub fn bias_add(value: impl Into<Output>, bias: impl Into<Output>) -> Result<Out
         .output(0)
 }
 
+/// TensorFlow's legacy `BiasAddV1(value, bias)`, which GraphDefs written by old TensorFlow
+/// contain: [`bias_add`] without a `data_format` attribute (always NHWC).
+pub fn bias_add_v1(value: impl Into<Output>, bias: impl Into<Output>) -> Result<Output> {
+    let (v, b) = (value.into(), bias.into());
+    let g = crate::util::same_graph(&[&v, &b])?.clone();
+    crate::new_op(&g, "BiasAddV1")
+        .input(v)
+        .input(b)
+        .build()?
+        .output(0)
+}
+
 /// TensorFlow's `BiasAddGrad(out_backprop)`: the sum of `out_backprop` over every dimension
 /// but the last, the gradient of `bias_add` with respect to its bias.
 pub fn bias_add_grad(out_backprop: impl Into<Output>) -> Result<Output> {
@@ -52,7 +64,10 @@ fn check_format(format: &str) -> Result<()> {
 }
 
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    check_format(&ctx.attr::<String>("data_format")?)?;
+    // BiasAddV1 predates `data_format` and is always NHWC.
+    if ctx.op_type != "BiasAddV1" {
+        check_format(&ctx.attr::<String>("data_format")?)?;
+    }
     let v = ctx.input_shape(0).clone();
     let b = ctx.with_rank(1, 1)?;
     match v.dims() {
@@ -212,6 +227,15 @@ pub(super) fn register() {
             .shape_fn(grad_shape_fn),
     );
     register_kernel("BiasAddGrad", make);
+    register_op(
+        OpDef::new("BiasAddV1")
+            .input("value", ArgType::Attr("T"))
+            .input("bias", ArgType::Attr("T"))
+            .output("output", ArgType::Attr("T"))
+            .type_attr("T", super::HALF_FLOATS)
+            .shape_fn(shape_fn),
+    );
+    register_kernel("BiasAddV1", |_| Ok(Box::new(BiasAddKernel)));
 }
 
 #[cfg(test)]

@@ -52,6 +52,7 @@ mod losses;
 mod lrn;
 mod max_pool_argmax;
 mod max_pool_grad_grad;
+mod max_pool_v2;
 mod moments;
 mod moments_more;
 mod normalize;
@@ -73,7 +74,7 @@ pub use activations_more::{
 };
 pub use atrous_conv::atrous_conv2d;
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
-pub use bias_add::{bias_add, bias_add_grad};
+pub use bias_add::{bias_add, bias_add_grad, bias_add_v1};
 pub use candidate_sampling::{
     compute_accidental_hits, log_uniform_candidate_sampler, uniform_candidate_sampler,
     CandidateSamples,
@@ -107,6 +108,7 @@ pub use losses::{
 pub use lrn::{lrn, lrn_grad, Lrn};
 pub use max_pool_argmax::{max_pool_with_argmax, MaxPoolWithArgmax};
 pub use max_pool_grad_grad::max_pool_grad_grad;
+pub use max_pool_v2::{max_pool_grad_v2, max_pool_v2};
 pub use moments::{batch_normalization, moments, Moments};
 pub use moments_more::{sufficient_statistics, weighted_moments};
 pub use normalize::l2_normalize;
@@ -358,6 +360,7 @@ pub(crate) fn register_all_ops() {
     max_pool_argmax::register();
     max_pool_grad_grad::register();
     pool::register();
+    max_pool_v2::register();
     pool3d::register();
     softmax::register();
     top_k::register();

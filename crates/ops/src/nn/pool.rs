@@ -100,11 +100,12 @@ pub fn max_pool_grad(
         .output(0)
 }
 
+/// A 2-D max pool's window, strides and padding, checked.
 #[derive(Clone, Copy)]
-struct PoolAttrs {
-    ksize: (usize, usize),
-    strides: (usize, usize),
-    padding: Padding,
+pub(super) struct PoolAttrs {
+    pub(super) ksize: (usize, usize),
+    pub(super) strides: (usize, usize),
+    pub(super) padding: Padding,
 }
 
 fn read_attrs(ksize: &[i64], strides: &[i64], padding: &str, format: &str) -> Result<PoolAttrs> {
@@ -152,7 +153,7 @@ fn window_of(a: PoolAttrs, x: &Tensor) -> Result<Window> {
     Window::new(x.shape(), a.ksize, a.strides, a.padding)
 }
 
-fn forward<T: NnFloat>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
+pub(super) fn forward<T: NnFloat>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
     let w = window_of(a, x)?;
     let mut out = vec![T::ZERO; w.n * w.oh * w.ow * w.c];
     argmax(&w, x.as_slice::<T>()?, |o, at, v| {
@@ -164,7 +165,7 @@ fn forward<T: NnFloat>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
     Tensor::from_vec(&[w.n, w.oh, w.ow, w.c], out)
 }
 
-fn backward<T: NnFloat>(a: PoolAttrs, x: &Tensor, dy: &Tensor) -> Result<Tensor> {
+pub(super) fn backward<T: NnFloat>(a: PoolAttrs, x: &Tensor, dy: &Tensor) -> Result<Tensor> {
     let w = window_of(a, x)?;
     let want = [w.n, w.oh, w.ow, w.c];
     if dy.shape() != want {

@@ -81,6 +81,7 @@ mod matching_files;
 mod math_binary;
 mod math_cast_select;
 mod math_elementwise;
+mod math_odds;
 mod math_reduce;
 mod math_special;
 mod moments_more;

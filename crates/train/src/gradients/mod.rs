@@ -20,6 +20,7 @@ mod linalg_grad;
 mod math_binary_grad;
 mod math_grad;
 mod math_more_grad;
+mod math_odds_grad;
 mod math_special_grad;
 mod math_unary_grad;
 mod nn3d_grad;
@@ -83,6 +84,7 @@ fn register_all() {
     ONCE.call_once(|| {
         math_grad::register();
         math_more_grad::register();
+        math_odds_grad::register();
         math_binary_grad::register();
         math_special_grad::register();
         math_unary_grad::register();

@@ -23,6 +23,7 @@ mod linalg_more_grad;
 mod losses;
 mod math_binary_grad;
 mod math_more_grad;
+mod math_odds_grad;
 mod math_special_grad;
 mod meta_graph;
 mod metrics;
