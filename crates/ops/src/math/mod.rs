@@ -80,6 +80,7 @@ pub use sparse_segment::{
     sparse_segment_sqrt_n_grad, sparse_segment_sum, sparse_segment_sum_grad,
 };
 pub use sparse_segment_builder::SparseSegment;
+pub use special::special_more;
 pub use special::{
     bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erf, erfc, erfinv, lgamma, ndtri,
     polygamma, zeta,

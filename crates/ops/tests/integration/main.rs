@@ -121,6 +121,7 @@ mod sparse_grad_ops;
 mod sparse_math;
 mod sparse_serialize;
 mod sparse_structure;
+mod special_more;
 mod spectral;
 mod stateless_random;
 mod strided_slice_write;

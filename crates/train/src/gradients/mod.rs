@@ -33,6 +33,7 @@ mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
 mod sparse_more_grad;
+mod special_more_grad;
 mod spectral_grad;
 mod strided_slice_grad;
 mod tensor_array_grad;
@@ -100,6 +101,7 @@ fn register_all() {
         segment_more_grad::register();
         sparse_grad::register();
         sparse_more_grad::register();
+        special_more_grad::register();
         ctc_grad::register();
         image_more_grad::register();
         image_transform_grad::register();

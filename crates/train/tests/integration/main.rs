@@ -51,6 +51,7 @@ mod segment_more_grad;
 mod signal_dct_grad;
 mod sparse_grad;
 mod sparse_more_grad;
+mod special_more_grad;
 mod spectral_grad;
 mod strided_slice_grad;
 mod summary_file;

@@ -11,6 +11,11 @@
 mod bessel;
 mod erf;
 mod gamma;
+pub mod special_more;
+
+// TensorFlow 2's `tf.math.bessel_i0`/`bessel_i1` are the `BesselI0`/`BesselI1` ops (TensorFlow 1
+// composed them as `exp(|x|) * bessel_i0e(x)`).
+pub use special_more::{bessel_i0, bessel_i1};
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{ArgType, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result};
@@ -69,26 +74,6 @@ pub fn bessel_i0e(x: impl Into<Output>) -> Result<Output> {
 /// `tf.math.special.bessel_i1e(x)`: `exp(-|x|) I1(x)` (op `BesselI1e` in scope `bessel_i1e`).
 pub fn bessel_i1e(x: impl Into<Output>) -> Result<Output> {
     scoped_unary("bessel_i1e", "BesselI1e", x.into())
-}
-
-/// `exp(|x|) * scaled(x)` in scope `scope`: TensorFlow 1's composition of the unscaled Bessel
-/// functions.
-fn unscaled(scope: &str, scaled: fn(Output) -> Result<Output>, x: Output) -> Result<Output> {
-    let g = x.graph().clone();
-    let _scope = g.name_scope(scope);
-    let e = super::exp(super::abs(&x)?)?;
-    super::mul(e, scaled(x)?)
-}
-
-/// `tf.math.bessel_i0(x)`: the modified Bessel function `I0(x)`, built as TensorFlow 1 builds
-/// it, `exp(|x|) * bessel_i0e(x)` in scope `bessel_i0`.
-pub fn bessel_i0(x: impl Into<Output>) -> Result<Output> {
-    unscaled("bessel_i0", bessel_i0e, x.into())
-}
-
-/// `tf.math.bessel_i1(x)`: `I1(x)`, built as `exp(|x|) * bessel_i1e(x)` in scope `bessel_i1`.
-pub fn bessel_i1(x: impl Into<Output>) -> Result<Output> {
-    unscaled("bessel_i1", bessel_i1e, x.into())
 }
 
 /// `tf.math.zeta(x, q)`: the Hurwitz zeta function `sum_k (k + q)^-x`, with broadcasting (op
@@ -201,6 +186,7 @@ fn kernels(op: &str) -> &'static [DType] {
 }
 
 pub(super) fn register() {
+    special_more::register();
     for (name, eval) in OPS {
         let def = match eval {
             Eval::Binary(_, a, b) => OpDef::new(name)
