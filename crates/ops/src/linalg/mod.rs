@@ -16,6 +16,7 @@ mod expm;
 mod log_det;
 mod lstsq;
 mod lu;
+mod lu_tridiag;
 mod matrix_diag;
 mod matrix_diag_kernels;
 mod qr;
@@ -32,6 +33,11 @@ pub use expm::matrix_exponential;
 pub use log_det::{log_matrix_determinant, logdet};
 pub use lstsq::matrix_solve_ls;
 pub use lu::{matrix_determinant, matrix_inverse};
+pub use lu_tridiag::{
+    banded_triangular_solve, eig, eigvals, lu, lu_matrix_inverse, lu_reconstruct, lu_solve,
+    lu_with_index_type, tridiagonal_mat_mul, tridiagonal_matmul, tridiagonal_solve,
+    tridiagonal_solve_op, Diagonals, TridiagonalSolve,
+};
 pub use matrix_diag::{matrix_diag, matrix_diag_part, matrix_set_diag, Align, MatrixDiag};
 pub use qr::qr;
 pub use solve::matrix_solve;
@@ -47,6 +53,7 @@ pub(crate) fn register_all_ops() {
     einsum::register();
     log_det::register();
     lu::register();
+    lu_tridiag::register();
     matrix_diag::register();
     qr::register();
     solve::register();

@@ -70,6 +70,7 @@ mod io_proptest;
 mod io_readers;
 mod io_readers_queue;
 mod io_tfrecord;
+mod linalg_lu_tridiag;
 mod linalg_more;
 mod lookup_graph_def;
 mod lookup_mutable;

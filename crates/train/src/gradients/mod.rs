@@ -17,6 +17,7 @@ mod hessians;
 mod image_more_grad;
 mod image_transform_grad;
 mod linalg_grad;
+mod linalg_more_grad;
 mod math_binary_grad;
 mod math_grad;
 mod math_more_grad;
@@ -97,6 +98,7 @@ fn register_all() {
         control_flow_grad::register();
         tensor_array_grad::register();
         linalg_grad::register();
+        linalg_more_grad::register();
         scatter_grad::register();
         segment_more_grad::register();
         sparse_grad::register();

@@ -19,6 +19,7 @@ mod image_transform_grad;
 mod input_pipeline;
 mod layers;
 mod learning_rate_decay;
+mod linalg_lu_tridiag_grad;
 mod linalg_more_grad;
 mod losses;
 mod math_binary_grad;
