@@ -60,6 +60,7 @@ mod padding;
 mod pool;
 mod pool3d;
 mod pool3d_grad;
+pub mod rnn_block;
 mod sampled_losses;
 mod softmax;
 mod top_k;
@@ -362,6 +363,7 @@ pub(crate) fn register_all_ops() {
     pool::register();
     max_pool_v2::register();
     pool3d::register();
+    rnn_block::register();
     softmax::register();
     top_k::register();
     unary_grad::register();

@@ -109,6 +109,7 @@ mod random;
 mod random_more;
 mod random_props;
 mod resource_gather_scatter;
+mod rnn_block;
 mod sampled;
 mod scatter_segment;
 mod script;

@@ -30,6 +30,7 @@ mod nn_second_grad;
 mod random_grad;
 mod registry;
 mod resource_gather_grad;
+mod rnn_block_grad;
 mod scatter_grad;
 mod segment_more_grad;
 mod sparse_grad;
@@ -105,6 +106,7 @@ fn register_all() {
         sparse_more_grad::register();
         special_more_grad::register();
         ctc_grad::register();
+        rnn_block_grad::register();
         image_more_grad::register();
         image_transform_grad::register();
         complex_grad::register();

@@ -22,12 +22,14 @@
 
 mod basic;
 mod bidirectional;
+mod block;
 mod cell;
 mod dynamic;
 mod lstm;
 mod multi;
 
 pub use basic::{Activation, BasicRnnCell, GruCell};
+pub use block::{GruBlockCell, LstmBlockCell};
 pub use bidirectional::{bidirectional_dynamic_rnn, BidirectionalDynamicRnn, BidirectionalOutputs};
 pub use cell::{BatchSize, RnnCell};
 pub use dynamic::{dynamic_rnn, static_rnn, DynamicRnn};

@@ -45,6 +45,7 @@ mod queue_runner;
 mod random_grad;
 mod resource_gather_grad;
 mod rnn_bidirectional;
+mod rnn_block_grad;
 mod sampled_grad;
 mod saved_model;
 mod saver;
