@@ -61,8 +61,8 @@ pub use compare::{
     not_equal,
 };
 pub use confusion_matrix::{confusion_matrix, ConfusionMatrix};
-pub use incomplete::{betainc, igamma, igamma_grad_a, igammac};
 pub(crate) use incomplete::lgamma_f64;
+pub use incomplete::{betainc, igamma, igamma_grad_a, igammac};
 pub use matmul::{matmul, MatMul};
 pub use misc::{add_n, clip_by_value, range, range_from, Operand};
 pub use reduce::{

@@ -29,8 +29,8 @@ mod lstm;
 mod multi;
 
 pub use basic::{Activation, BasicRnnCell, GruCell};
-pub use block::{GruBlockCell, LstmBlockCell};
 pub use bidirectional::{bidirectional_dynamic_rnn, BidirectionalDynamicRnn, BidirectionalOutputs};
+pub use block::{GruBlockCell, LstmBlockCell};
 pub use cell::{BatchSize, RnnCell};
 pub use dynamic::{dynamic_rnn, static_rnn, DynamicRnn};
 pub use lstm::{BasicLstmCell, LstmCell};

@@ -118,7 +118,7 @@ fn gradients_match_tensorflow() {
             x = cast(&x, DType::BF16).unwrap();
         }
         let y = forward(&g, &c, &x).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let gy = cast(&constant(&g, tensor(&c["grad_ys"])).unwrap(), y.dtype()).unwrap();
+        let gy = cast(constant(&g, tensor(&c["grad_ys"])).unwrap(), y.dtype()).unwrap();
         let d = gradients(&[y], std::slice::from_ref(&x), Some(&[gy]));
         if let Some(want) = c.get("build_error") {
             let e = d
