@@ -4,6 +4,10 @@
 //! For complex inputs the derivative is conjugated, as TensorFlow conjugates it (`Exp`:
 //! `grad * conj(y)`, `Log`: `grad * reciprocal(conj(x))`, ...), with a `Conj` node where its
 //! gradient has one; half and complex gradients are built and run in the input's dtype.
+//! `Sqrt`, `Rsqrt`, `Tanh` and `Sigmoid` of real inputs emit TensorFlow's fused `SqrtGrad`,
+//! `RsqrtGrad`, `TanhGrad` and `SigmoidGrad` (so the graph and its rounding are TensorFlow's);
+//! weir's kernels of those take no complex numbers, so complex inputs get the same derivative
+//! built from `Mul` and `Sub`.
 
 use weir_graph::{Output, Result};
 
@@ -19,12 +23,17 @@ fn unary_grad(ctx: &GradContext<'_>) -> Grads {
     let gr = ctx.graph().clone();
     let mul = |a: &Output, b: &Output| op(&gr, "Mul", &[a, b], &[]);
     let complex = x.dtype().is_complex();
+    let fused = |name: &str| op(&gr, name, &[&y, &d], &[]);
     let dx = match ctx.op().op_type().as_str() {
         "Neg" => op(&gr, "Neg", &[&d], &[])?,
         "Square" => {
             let x = conj(&x)?;
             mul(&d, &mul(&scalar_like(&x, 2.0)?, &x)?)?
         }
+        "Sqrt" if !complex => fused("SqrtGrad")?,
+        "Rsqrt" if !complex => fused("RsqrtGrad")?,
+        "Tanh" if !complex => fused("TanhGrad")?,
+        "Sigmoid" if !complex => fused("SigmoidGrad")?,
         // 0.5 / conj(y)
         "Sqrt" => {
             let y = conj(&y)?;

@@ -590,3 +590,37 @@ fn fused_batch_norm_gradient() -> Result<()> {
     }
     Ok(())
 }
+
+/// The gradients of `Sqrt`, `Rsqrt`, `Tanh` and `Sigmoid` of real tensors are TensorFlow's fused
+/// ops (`_SqrtGrad` ... in math_grad.py); complex ones, which weir's fused kernels do not take,
+/// are built from `Mul` and `Sub` and still match a numeric gradient.
+#[test]
+fn activation_gradients_use_the_fused_ops() -> Result<()> {
+    type Unary = fn(Output) -> Result<Output>;
+    let ops: [(Unary, &str); 4] = [
+        (|x| math::sqrt(x), "SqrtGrad"),
+        (|x| math::rsqrt(x), "RsqrtGrad"),
+        (|x| math::tanh(x), "TanhGrad"),
+        (|x| math::sigmoid(x), "SigmoidGrad"),
+    ];
+    for (f, fused) in ops {
+        for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+            let g = Graph::new();
+            let x = placeholder(&g, dtype, Shape::known(&[3]))?;
+            let y = f(x.clone())?;
+            let d = gradients(&[y], &[x], None)?.remove(0).unwrap();
+            assert_eq!(d.op().op_type(), fused, "{dtype}");
+        }
+        let g = Graph::new();
+        let x = placeholder(&g, DType::C64, Shape::known(&[3]))?;
+        let d = gradients(&[f(x.clone())?], &[x], None)?.remove(0).unwrap();
+        assert_ne!(d.op().op_type(), fused, "complex64");
+        // The fused op's value is the derivative, as a numeric gradient shows.
+        let g = Graph::new();
+        let x = placeholder(&g, DType::F64, Shape::known(&[3]))?;
+        let y = f(x.clone())?;
+        let err = gradient_error(&x, &Tensor::from(vec![0.25f64, 0.5, 2.0]), &y, &[])?;
+        assert!(err < 1e-6, "{fused}: gradient error {err}");
+    }
+    Ok(())
+}
