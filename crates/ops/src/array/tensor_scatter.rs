@@ -5,7 +5,7 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Shape,
+    OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
 use super::scatter_apply::{apply, plan_nd, Combine, NUMBER_TYPES};
@@ -162,7 +162,7 @@ pub(crate) fn check_nd_static(
     Ok(())
 }
 
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+pub(super) fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let (t, i, u) = (
         ctx.input_shape(0).clone(),
         ctx.input_shape(1).clone(),
@@ -173,63 +173,66 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The geometry checks of TensorFlow's `TensorScatterOp`, in its order and words.
+pub(super) fn check_geometry(shape: &[usize], indices: &Tensor, updates: &Tensor) -> Result<()> {
+    let (is, us) = (indices.shape(), updates.shape());
+    if is.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "Indices shape must have rank at least one. Found:{}",
+            format_dims(is)
+        )));
+    }
+    if us.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "Updates shape must have rank at least one. Found:{}",
+            format_dims(us)
+        )));
+    }
+    let n_in: usize = shape.iter().product();
+    let (n_idx, n_upd) = (indices.num_elements(), updates.num_elements());
+    if !((n_idx == 0 && n_upd == 0) || (n_in != 0 && n_idx != 0 && n_upd != 0)) {
+        return Err(Error::invalid_argument(
+            "Indices and updates specified for empty output shape",
+        ));
+    }
+    let outer = is.len() - 1;
+    if us.len() < outer || is[..outer] != us[..outer] {
+        return Err(Error::invalid_argument(format!(
+            "Outer dimensions of indices and update must match. Indices shape: {}, updates \
+             shape:{}",
+            format_dims(is),
+            format_dims(us)
+        )));
+    }
+    let ix = is[outer];
+    if ix > shape.len() || us.len() - outer != shape.len() - ix {
+        return Err(Error::invalid_argument(format!(
+            "Inner dimensions of output shape must match inner dimensions of updates shape. \
+             Output: {} updates: {}",
+            format_dims(shape),
+            format_dims(us)
+        )));
+    }
+    if us[outer..] != shape[ix..] {
+        return Err(Error::invalid_argument(format!(
+            "The inner {} dimensions of output.shape={} must match the inner {} dimensions of \
+             updates.shape={}",
+            shape.len() - ix,
+            format_dims(shape),
+            us.len() - outer,
+            format_dims(us)
+        )));
+    }
+    Ok(())
+}
+
 struct TensorScatterKernel(Combine);
 
 impl Kernel for TensorScatterKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let (is, us) = (ctx.input(1).shape().to_vec(), ctx.input(2).shape().to_vec());
         let shape = ctx.input(0).shape().to_vec();
-        if is.is_empty() {
-            return Err(Error::invalid_argument(format!(
-                "Indices shape must have rank at least one. Found:{}",
-                format_dims(&is)
-            )));
-        }
-        if us.is_empty() {
-            return Err(Error::invalid_argument(format!(
-                "Updates shape must have rank at least one. Found:{}",
-                format_dims(&us)
-            )));
-        }
-        let (n_in, n_idx, n_upd) = (
-            shape.iter().product::<usize>(),
-            ctx.input(1).num_elements(),
-            ctx.input(2).num_elements(),
-        );
-        if !((n_idx == 0 && n_upd == 0) || (n_in != 0 && n_idx != 0 && n_upd != 0)) {
-            return Err(Error::invalid_argument(
-                "Indices and updates specified for empty output shape",
-            ));
-        }
-        let outer = is.len() - 1;
-        if us.len() < outer || is[..outer] != us[..outer] {
-            return Err(Error::invalid_argument(format!(
-                "Outer dimensions of indices and update must match. Indices shape: {}, updates \
-                 shape:{}",
-                format_dims(&is),
-                format_dims(&us)
-            )));
-        }
-        let ix = is[outer];
-        if ix > shape.len() || us.len() - outer != shape.len() - ix {
-            return Err(Error::invalid_argument(format!(
-                "Inner dimensions of output shape must match inner dimensions of updates shape. \
-                 Output: {} updates: {}",
-                format_dims(&shape),
-                format_dims(&us)
-            )));
-        }
-        if us[outer..] != shape[ix..] {
-            return Err(Error::invalid_argument(format!(
-                "The inner {} dimensions of output.shape={} must match the inner {} dimensions \
-                 of updates.shape={}",
-                shape.len() - ix,
-                format_dims(&shape),
-                us.len() - outer,
-                format_dims(&us)
-            )));
-        }
-        let plan = plan_nd(&shape, ctx.input(1), &us)?;
+        check_geometry(&shape, ctx.input(1), ctx.input(2))?;
+        let plan = plan_nd(&shape, ctx.input(1), ctx.input(2).shape())?;
         let mut out = ctx.take_input(0);
         apply(&mut out, &plan, ctx.input(2), self.0)?;
         ctx.set_output(0, out);

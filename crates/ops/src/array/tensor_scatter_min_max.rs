@@ -9,12 +9,12 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Output, Result, Tensor,
+    ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result,
+    Tensor,
 };
 
 use super::scatter_apply::{plan_nd, Plan};
-use super::tensor_scatter::{build, check_nd_static};
+use super::tensor_scatter::{build, check_geometry, shape_fn};
 use crate::math::Arith;
 
 /// The dtypes TensorFlow registers the max/min scatters for on CPU: its real number types and
@@ -112,66 +112,6 @@ pub fn tensor_scatter_nd_min(
         indices.into(),
         updates.into(),
     )
-}
-
-fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    let t = ctx.input_shape(0).clone();
-    check_nd_static(&t, ctx.input_shape(1), ctx.input_shape(2), false)?;
-    ctx.set_output(0, t);
-    Ok(())
-}
-
-/// The geometry checks of TensorFlow's `TensorScatterOp`, in its order and words.
-fn check_geometry(shape: &[usize], indices: &Tensor, updates: &Tensor) -> Result<()> {
-    let (is, us) = (indices.shape(), updates.shape());
-    if is.is_empty() {
-        return Err(Error::invalid_argument(format!(
-            "Indices shape must have rank at least one. Found:{}",
-            format_dims(is)
-        )));
-    }
-    if us.is_empty() {
-        return Err(Error::invalid_argument(format!(
-            "Updates shape must have rank at least one. Found:{}",
-            format_dims(us)
-        )));
-    }
-    let n_in: usize = shape.iter().product();
-    let (n_idx, n_upd) = (indices.num_elements(), updates.num_elements());
-    if !((n_idx == 0 && n_upd == 0) || (n_in != 0 && n_idx != 0 && n_upd != 0)) {
-        return Err(Error::invalid_argument(
-            "Indices and updates specified for empty output shape",
-        ));
-    }
-    let outer = is.len() - 1;
-    if us.len() < outer || is[..outer] != us[..outer] {
-        return Err(Error::invalid_argument(format!(
-            "Outer dimensions of indices and update must match. Indices shape: {}, updates \
-             shape:{}",
-            format_dims(is),
-            format_dims(us)
-        )));
-    }
-    let ix = is[outer];
-    if ix > shape.len() || us.len() - outer != shape.len() - ix {
-        return Err(Error::invalid_argument(format!(
-            "Inner dimensions of output shape must match inner dimensions of updates shape. \
-             Output: {} updates: {}",
-            format_dims(shape),
-            format_dims(us)
-        )));
-    }
-    if us[outer..] != shape[ix..] {
-        return Err(Error::invalid_argument(format!(
-            "The inner {} dimensions of output.shape={} must match the inner {} dimensions of \
-             updates.shape={}",
-            shape.len() - ix,
-            format_dims(shape),
-            us.len() - outer,
-            format_dims(us)
-        )));
-    }
-    Ok(())
 }
 
 struct TensorScatterMinMaxKernel {

@@ -207,14 +207,8 @@ fn norm_of<T: num_traits::Float>(mode: Mode) -> Norm<T> {
 }
 
 /// The forward reduction, walking segments in order as TensorFlow's kernel does (so its
-/// checks fail in the same order).
-#[cfg(test)]
-fn reduce<T: Arith>(data: &Tensor, idx: &[i64], seg: &[i64], norm: Norm<T>) -> Result<Tensor> {
-    reduce_rows(data, idx, seg, norm, None)
-}
-
-/// [`reduce`] into `num_segments` rows when given (the `*WithNumSegments` ops), else into
-/// `last id + 1` rows.
+/// checks fail in the same order), into `num_segments` rows when given (the
+/// `*WithNumSegments` ops), else into `last id + 1` rows.
 fn reduce_rows<T: Arith>(
     data: &Tensor,
     idx: &[i64],
@@ -621,24 +615,24 @@ mod tests {
     fn reductions_and_their_spreads() {
         let d = data();
         let (idx, seg) = (vec![0, 2, 1, 2], vec![0, 0, 2, 2]);
-        let sum = reduce::<f64>(&d, &idx, &seg, None).unwrap();
+        let sum = reduce_rows::<f64>(&d, &idx, &seg, None, None).unwrap();
         assert_eq!(sum.shape(), [3, 2]);
         assert_eq!(
             sum.to_vec::<f64>().unwrap(),
             [6.0, 8.0, 0.0, 0.0, 8.0, 10.0]
         );
-        let mean = reduce::<f64>(&d, &idx, &seg, norm_of(Mode::Mean)).unwrap();
+        let mean = reduce_rows::<f64>(&d, &idx, &seg, norm_of(Mode::Mean), None).unwrap();
         assert_eq!(
             mean.to_vec::<f64>().unwrap(),
             [3.0, 4.0, 0.0, 0.0, 4.0, 5.0]
         );
-        let sq = reduce::<f64>(&d, &idx, &seg, norm_of(Mode::SqrtN)).unwrap();
+        let sq = reduce_rows::<f64>(&d, &idx, &seg, norm_of(Mode::SqrtN), None).unwrap();
         let r2 = 2f64.sqrt();
         assert_eq!(
             sq.to_vec::<f64>().unwrap(),
             [6.0 / r2, 8.0 / r2, 0.0, 0.0, 8.0 / r2, 10.0 / r2]
         );
-        let empty = reduce::<f64>(&d, &[], &[], None).unwrap();
+        let empty = reduce_rows::<f64>(&d, &[], &[], None, None).unwrap();
         assert_eq!(empty.shape(), [0, 2]);
         let grad = Tensor::from_vec(&[3, 1], vec![1.0f64, 10.0, 100.0]).unwrap();
         let back = spread::<f64>(&grad, &idx, &seg, 4, norm_of(Mode::Mean)).unwrap();
@@ -654,15 +648,15 @@ mod tests {
             e.message().to_string()
         };
         assert_eq!(
-            e(reduce::<f64>(&d, &[0, 1, 2], &[1, 0, 0], None)),
+            e(reduce_rows::<f64>(&d, &[0, 1, 2], &[1, 0, 0], None, None)),
             "segment ids are not increasing"
         );
         assert_eq!(
-            e(reduce::<f64>(&d, &[0, 5, 2], &[0, 0, 1], None)),
+            e(reduce_rows::<f64>(&d, &[0, 5, 2], &[0, 0, 1], None, None)),
             "Bad: indices[1] == 5 out of range [0, 3)"
         );
         assert_eq!(
-            e(reduce::<f64>(&d, &[0, 1, 2], &[-1, 0, 0], None)),
+            e(reduce_rows::<f64>(&d, &[0, 1, 2], &[-1, 0, 0], None, None)),
             "Segment id -1 out of range [0, 1), possibly because 'segment_ids' input is not sorted."
         );
         let v = |x: Vec<i32>| Tensor::from(x);
