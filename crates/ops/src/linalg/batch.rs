@@ -80,6 +80,27 @@ pub(crate) fn checked_len(dims: &[usize]) -> Result<usize> {
         })
 }
 
+/// The broadcast of two batch shapes, or None when they do not broadcast.
+pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    crate::math::broadcast_shapes(a, b).ok()
+}
+
+/// The flat batch index into `s` (broadcast against `out`) of output batch `flat`.
+pub(crate) fn batch_index(out: &[usize], s: &[usize], mut flat: usize) -> usize {
+    let (mut idx, mut stride) = (0, 1);
+    for j in (0..out.len()).rev() {
+        let c = flat % out[j];
+        flat /= out[j];
+        if let Some(k) = (j + s.len()).checked_sub(out.len()) {
+            if s[k] != 1 {
+                idx += c * stride;
+            }
+            stride *= s[k];
+        }
+    }
+    idx
+}
+
 /// A shape for messages.
 pub(crate) fn dims(shape: &[usize]) -> String {
     format_dims(shape)

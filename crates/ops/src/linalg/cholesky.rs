@@ -8,7 +8,7 @@ use weir_graph::{
     Output, Result, Shape, Tensor,
 };
 
-use super::batch::{count, dims, square_shape, square_size, Real, REAL};
+use super::batch::{batch_index, broadcast, count, dims, square_shape, square_size, Real, REAL};
 use weir_graph::TensorType;
 
 /// `tf.linalg.cholesky(input)`: the lower-triangular `L` with `L L^T = A` for each symmetric
@@ -136,41 +136,6 @@ fn solve<T: Real>(a: &[T], n: usize, b: &mut [T], m: usize, lower: bool, adjoint
             b[i * m + c] = s / d;
         }
     }
-}
-
-/// The broadcast batch shape of two batch shapes, or None when they do not broadcast.
-fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
-    let r = a.len().max(b.len());
-    let at = |s: &[usize], i: usize| {
-        if i + s.len() >= r {
-            s[i + s.len() - r]
-        } else {
-            1
-        }
-    };
-    (0..r)
-        .map(|i| match (at(a, i), at(b, i)) {
-            (x, y) if x == y || y == 1 => Some(x),
-            (1, y) => Some(y),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The flat batch index into `s` (broadcast against `out`) of output batch `flat`.
-fn batch_index(out: &[usize], s: &[usize], mut flat: usize) -> usize {
-    let (mut idx, mut stride) = (0, 1);
-    for j in (0..out.len()).rev() {
-        let c = flat % out[j];
-        flat /= out[j];
-        if let Some(k) = (j + s.len()).checked_sub(out.len()) {
-            if s[k] != 1 {
-                idx += c * stride;
-            }
-            stride *= s[k];
-        }
-    }
-    idx
 }
 
 fn triangular_solve_typed<T: Real>(

@@ -12,6 +12,7 @@ use weir_graph::{
 
 use super::scalar::{with_field, Field};
 use super::shapes::{at_least, batch, dim_back, merge_dim};
+use crate::linalg::batch::{batch_index, broadcast, dims};
 
 /// `tf.linalg.banded_triangular_solve(bands, rhs, lower=True, adjoint=False)`: `X` with
 /// `A X = rhs` (`A^H X = rhs` with `adjoint`) for the triangular `A` of `bands`: for `lower`,
@@ -32,25 +33,6 @@ pub fn banded_triangular_solve(
         .attr("adjoint", adjoint)
         .build()?
         .output(0)
-}
-
-/// Broadcasts two batch shapes (NumPy rules); None when incompatible.
-fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
-    let n = a.len().max(b.len());
-    let at = |s: &[usize], i: usize| {
-        if i + s.len() >= n {
-            s[i + s.len() - n]
-        } else {
-            1
-        }
-    };
-    (0..n)
-        .map(|i| match (at(a, i), at(b, i)) {
-            (x, y) if x == y || y == 1 => Some(x),
-            (1, y) => Some(y),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `BandedTriangularSolveShapeFn`.
@@ -105,16 +87,6 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
         out_batch.concatenate(&Shape::new(vec![m, dim_back(&rhs, 1)])),
     );
     Ok(())
-}
-
-fn dims_string(d: &[usize]) -> String {
-    format!(
-        "[{}]",
-        d.iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    )
 }
 
 /// One system: `a` the `kb x m` bands, `b` and `x` row-major `m x n`.
@@ -192,7 +164,7 @@ fn solve_typed<T: Field>(a: &Tensor, b: &Tensor, lower: bool, adj: bool) -> Resu
             return Err(Error::invalid_argument(format!(
                 "In[{i}] must not be an empty tensor: Tensor<type: {} shape: {} values: >",
                 t.dtype(),
-                dims_string(t.shape())
+                dims(t.shape())
             )));
         }
     }
@@ -200,8 +172,8 @@ fn solve_typed<T: Field>(a: &Tensor, b: &Tensor, lower: bool, adj: bool) -> Resu
     let out_batch = broadcast(&sa[..ra - 2], &sb[..rb - 2]).ok_or_else(|| {
         Error::invalid_argument(format!(
             "In[0] and In[1] must have compatible batch dimensions: {} vs. {}",
-            dims_string(sa),
-            dims_string(sb)
+            dims(sa),
+            dims(sb)
         ))
     })?;
     let (kb, m, n) = (sa[ra - 2], sa[ra - 1], sb[rb - 1]);
@@ -209,8 +181,8 @@ fn solve_typed<T: Field>(a: &Tensor, b: &Tensor, lower: bool, adj: bool) -> Resu
         return Err(Error::invalid_argument(format!(
             "In[0] mismatch In[1] shape: {m} vs. {}: {} {} {} {}",
             sb[rb - 2],
-            dims_string(sa),
-            dims_string(sb),
+            dims(sa),
+            dims(sb),
             u8::from(lower),
             u8::from(adj)
         )));
@@ -237,36 +209,20 @@ fn solve_typed<T: Field>(a: &Tensor, b: &Tensor, lower: bool, adj: bool) -> Resu
     if min.is_some_and(|v| v.partial_cmp(&zero) != Some(Ordering::Greater)) {
         return Err(Error::invalid_argument("Input matrix is not invertible."));
     }
-    // Batch index of each operand for every output matrix (broadcasting).
-    let nd = out_batch.len();
-    let pad = |s: &[usize]| {
-        let mut p = vec![1usize; nd - s.len()];
-        p.extend_from_slice(s);
-        p
-    };
-    let (pa, pb) = (pad(&sa[..ra - 2]), pad(&sb[..rb - 2]));
-    let nbatch: usize = out_batch.iter().product();
-    let mut idx = vec![0usize; nd];
-    for o in 0..nbatch {
-        let (mut ia, mut ib) = (0usize, 0usize);
-        for d in 0..nd {
-            ia = ia * pa[d] + if pa[d] == 1 { 0 } else { idx[d] };
-            ib = ib * pb[d] + if pb[d] == 1 { 0 } else { idx[d] };
-        }
+    let (ba, bb) = (&sa[..ra - 2], &sb[..rb - 2]);
+    for (o, x) in out.chunks_exact_mut(m * n).enumerate() {
+        // Each operand's batch index for this output matrix (broadcasting).
+        let (ia, ib) = (
+            batch_index(&out_batch, ba, o),
+            batch_index(&out_batch, bb, o),
+        );
         solve_one(
             &av[ia * kb * m..(ia + 1) * kb * m],
             &bv[ib * m * n..(ib + 1) * m * n],
-            &mut out[o * m * n..(o + 1) * m * n],
+            x,
             (kb, m, n),
             (lower, adj),
         );
-        for d in (0..nd).rev() {
-            idx[d] += 1;
-            if idx[d] < out_batch[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
     }
     Tensor::from_vec(&out_dims, out)
 }
