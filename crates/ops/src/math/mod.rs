@@ -69,6 +69,9 @@ pub use reduce::{
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_max, reduce_mean, reduce_min,
     reduce_prod, reduce_sum, Axes, Reduce,
 };
+pub(crate) use reduce_eigen::{
+    lane_sum_bf16, lane_sum_complex, lane_sum_f16, lane_sum_f32, lane_sum_f64,
+};
 pub use scan::{cumprod, cumsum, cumulative_logsumexp, Scan};
 pub use segment::{
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_sum,

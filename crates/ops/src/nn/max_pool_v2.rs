@@ -9,7 +9,7 @@ use weir_graph::{
     OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
-use super::match_float_or_half;
+use super::match_real_or_half;
 use super::padding::{check_nhwc, spatial_pair, Padding};
 use super::pool::{backward, forward, PoolAttrs};
 use crate::array::shape_util::to_i64s;
@@ -107,7 +107,7 @@ impl Kernel for PoolV2Kernel {
                 }
             }
             let a = window(ctx.input(3), ctx.input(4), self.padding, true)?;
-            match_float_or_half!(x.dtype(), T => backward::<T>(a, x, ctx.input(2))?)
+            match_real_or_half!(x.dtype(), T => backward::<T>(a, x, ctx.input(2))?)
         } else {
             let a = window(ctx.input(1), ctx.input(2), self.padding, false)?;
             if x.rank() != 4 {
@@ -116,7 +116,7 @@ impl Kernel for PoolV2Kernel {
                     format_dims(x.shape())
                 )));
             }
-            match_float_or_half!(x.dtype(), T => forward::<T>(a, x)?)
+            match_real_or_half!(x.dtype(), T => forward::<T>(a, x)?)
         };
         ctx.set_output(0, out);
         Ok(())
@@ -187,8 +187,8 @@ fn grad_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 }
 
 pub(super) fn register() {
-    let common = |def: OpDef| {
-        def.type_attr("T", super::HALF_FLOATS)
+    let common = |def: OpDef, types| {
+        def.type_attr("T", types)
             .attr("padding", AttrKind::Str, None)
             .attr(
                 "data_format",
@@ -197,7 +197,7 @@ pub(super) fn register() {
             )
     };
     register_op(
-        common(OpDef::new("MaxPoolV2"))
+        common(OpDef::new("MaxPoolV2"), super::MAX_POOL_TYPES)
             .input("input", ArgType::Attr("T"))
             .input("ksize", ArgType::Fixed(DType::I32))
             .input("strides", ArgType::Fixed(DType::I32))
@@ -205,7 +205,7 @@ pub(super) fn register() {
             .shape_fn(shape_fn),
     );
     register_op(
-        common(OpDef::new("MaxPoolGradV2"))
+        common(OpDef::new("MaxPoolGradV2"), DType::REAL_AND_HALF)
             .input("orig_input", ArgType::Attr("T"))
             .input("orig_output", ArgType::Attr("T"))
             .input("grad", ArgType::Attr("T"))

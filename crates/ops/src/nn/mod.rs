@@ -75,7 +75,7 @@ pub use activations_more::{
 };
 pub use atrous_conv::atrous_conv2d;
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
-pub use bias_add::{bias_add, bias_add_grad, bias_add_v1};
+pub use bias_add::{bias_add, bias_add_grad, bias_add_v1, BiasAdd};
 pub use candidate_sampling::{
     compute_accidental_hits, log_uniform_candidate_sampler, uniform_candidate_sampler,
     CandidateSamples,
@@ -123,7 +123,9 @@ pub use softmax::{log_softmax, softmax};
 pub use top_k::{top_k, top_k_v2};
 
 use num_traits::Float;
-use weir_graph::{DType, Error, InferenceContext, Result, Shape, Tensor, TensorType};
+use weir_graph::{
+    bf16, f16, Complex, DType, Error, InferenceContext, Result, Shape, Tensor, TensorType,
+};
 
 /// The floating-point element types the nn kernels are written for: `f32`, `f64` and the half
 /// types `f16`/`bf16`, whose `half`-crate arithmetic widens each operand to f32, computes one
@@ -193,6 +195,88 @@ pub(crate) fn eigen_sum<T: NnFloat>(v: &[T]) -> T {
     let wide: f32 = lanes.iter().map(|l| l.to_f32().unwrap_or(f32::NAN)).sum();
     tail + T::from(wide).unwrap_or_else(T::nan)
 }
+
+/// An element of any number type, as the nn kernels TensorFlow registers for every number
+/// type (BiasAdd, MaxPool) add it: integers wrap, as TensorFlow's do; floats and complex
+/// numbers add as IEEE numbers (the half types rounding each sum, as Eigen's do).
+pub(crate) trait NnNumber: TensorType + Copy {
+    const ZERO: Self;
+    fn plus(self, other: Self) -> Self;
+    /// The sum of a contiguous run as Eigen's `SumReducer` adds it in this type.
+    fn run_sum(run: &[Self]) -> Self {
+        run.iter().fold(Self::ZERO, |a, &b| a.plus(b))
+    }
+}
+
+macro_rules! wrapping_elem {
+    ($($t:ty),*) => {$(
+        impl NnNumber for $t {
+            const ZERO: Self = 0;
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+        }
+    )*};
+}
+wrapping_elem!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! float_elem {
+    ($($t:ty => $zero:expr, $sum:path),*) => {$(
+        impl NnNumber for $t {
+            const ZERO: Self = $zero;
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            fn run_sum(run: &[Self]) -> Self {
+                $sum(run)
+            }
+        }
+    )*};
+}
+float_elem!(
+    f32 => 0.0, crate::math::lane_sum_f32,
+    f64 => 0.0, crate::math::lane_sum_f64,
+    f16 => f16::ZERO, crate::math::lane_sum_f16,
+    bf16 => bf16::ZERO, crate::math::lane_sum_bf16
+);
+
+macro_rules! complex_elem {
+    ($($t:ty),*) => {$(
+        impl NnNumber for Complex<$t> {
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            fn run_sum(run: &[Self]) -> Self {
+                crate::math::lane_sum_complex(run)
+            }
+        }
+    )*};
+}
+complex_elem!(f32, f64);
+
+/// Runs `$body` with `$T` bound to the element type of a number `$dtype`; InvalidArgument
+/// otherwise.
+macro_rules! match_number {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        weir_graph::match_complex_dtype!($dtype, $T => $body,
+            _ => $crate::nn::match_real_or_half!($dtype, $T => $body))
+    };
+}
+pub(crate) use match_number;
+
+/// Runs `$body` with `$T` bound to the element type of a real number `$dtype` (the half types
+/// included); InvalidArgument otherwise.
+macro_rules! match_real_or_half {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        weir_graph::match_real_dtype!($dtype, $T => $body,
+            _ => weir_graph::match_half_dtype!($dtype, $T => $body,
+                _ => return Err(weir_graph::Error::invalid_argument(format!(
+                    "Unsupported dtype {}: this kernel takes number types", $dtype
+                )))))
+    };
+}
+pub(crate) use match_real_or_half;
 
 /// Runs `$body` with `$T` bound to `f32` or `f64` per `$dtype`; InvalidArgument otherwise.
 macro_rules! match_float {
@@ -320,6 +404,20 @@ pub(crate) const FLOATS: &[DType] = DType::FLOAT;
 
 /// TensorFlow's `{half, bfloat16, float, double}`: the CPU kernels of most nn ops.
 pub(crate) const HALF_FLOATS: &[DType] = &[DType::F16, DType::BF16, DType::F32, DType::F64];
+/// The types `MaxPool` and `MaxPoolV2` take: the real types but uint32 and uint64 (which their
+/// gradients take).
+pub(crate) const MAX_POOL_TYPES: &[DType] = &[
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::I16,
+    DType::I8,
+    DType::U16,
+];
 
 /// `tf.nn.zero_fraction(value)`: the float32 share of `value`'s elements that are zero (the
 /// sparsity of a layer's activations, as TensorFlow's CIFAR-10 model summarizes it).

@@ -1,13 +1,13 @@
-//! `MaxPool` (NHWC, SAME/VALID, strides) and `MaxPoolGrad`.
+//! `MaxPool` (NHWC, SAME/VALID, strides) and `MaxPoolGrad`, on the real number types.
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, Error, InferenceContext, Kernel, Node, OpContext,
-    OpDef, Output, Result, Shape, Tensor,
+    format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
+    OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
 use super::padding::{check_nhwc, spatial_pair, Padding, Window};
-use super::{match_float_or_half, NnFloat};
+use super::{match_real_or_half, NnNumber};
 
 /// `tf.nn.max_pool(value, ksize, strides, padding)` with `data_format="NHWC"`.
 pub fn max_pool(
@@ -119,7 +119,7 @@ fn read_attrs(ksize: &[i64], strides: &[i64], padding: &str, format: &str) -> Re
 
 /// For each output element, the flat input index of its window's maximum (first wins, as
 /// TensorFlow's argmax helper keeps the first), and the maximum itself.
-fn argmax<T: NnFloat>(w: &Window, x: &[T], mut visit: impl FnMut(usize, usize, T)) {
+fn argmax<T: NnNumber + PartialOrd>(w: &Window, x: &[T], mut visit: impl FnMut(usize, usize, T)) {
     let mut best = vec![T::ZERO; w.c];
     let mut at = vec![usize::MAX; w.c];
     for b in 0..w.n {
@@ -153,7 +153,7 @@ fn window_of(a: PoolAttrs, x: &Tensor) -> Result<Window> {
     Window::new(x.shape(), a.ksize, a.strides, a.padding)
 }
 
-pub(super) fn forward<T: NnFloat>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
+pub(super) fn forward<T: NnNumber + PartialOrd>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
     let w = window_of(a, x)?;
     let mut out = vec![T::ZERO; w.n * w.oh * w.ow * w.c];
     argmax(&w, x.as_slice::<T>()?, |o, at, v| {
@@ -165,7 +165,11 @@ pub(super) fn forward<T: NnFloat>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
     Tensor::from_vec(&[w.n, w.oh, w.ow, w.c], out)
 }
 
-pub(super) fn backward<T: NnFloat>(a: PoolAttrs, x: &Tensor, dy: &Tensor) -> Result<Tensor> {
+pub(super) fn backward<T: NnNumber + PartialOrd>(
+    a: PoolAttrs,
+    x: &Tensor,
+    dy: &Tensor,
+) -> Result<Tensor> {
     let w = window_of(a, x)?;
     let want = [w.n, w.oh, w.ow, w.c];
     if dy.shape() != want {
@@ -179,7 +183,7 @@ pub(super) fn backward<T: NnFloat>(a: PoolAttrs, x: &Tensor, dy: &Tensor) -> Res
     let mut dx = vec![T::ZERO; x.num_elements()];
     argmax(&w, x.as_slice::<T>()?, |o, at, _| {
         if at != usize::MAX {
-            dx[at] = dx[at] + g[o];
+            dx[at] = dx[at].plus(g[o]);
         }
     });
     Tensor::from_vec(x.shape(), dx)
@@ -200,9 +204,9 @@ impl Kernel for PoolKernel {
             )));
         }
         let out = if self.grad {
-            match_float_or_half!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(2))?)
+            match_real_or_half!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(2))?)
         } else {
-            match_float_or_half!(x.dtype(), T => forward::<T>(self.attrs, x)?)
+            match_real_or_half!(x.dtype(), T => forward::<T>(self.attrs, x)?)
         };
         ctx.set_output(0, out);
         Ok(())
@@ -248,8 +252,8 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 }
 
 pub(super) fn register() {
-    let common = |def: OpDef| {
-        def.type_attr("T", super::HALF_FLOATS)
+    let common = |def: OpDef, types| {
+        def.type_attr("T", types)
             .attr("ksize", AttrKind::Ints, None)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)
@@ -261,12 +265,12 @@ pub(super) fn register() {
             .shape_fn(shape_fn)
     };
     register_op(
-        common(OpDef::new("MaxPool"))
+        common(OpDef::new("MaxPool"), super::MAX_POOL_TYPES)
             .input("input", ArgType::Attr("T"))
             .output("output", ArgType::Attr("T")),
     );
     register_op(
-        common(OpDef::new("MaxPoolGrad"))
+        common(OpDef::new("MaxPoolGrad"), DType::REAL_AND_HALF)
             .input("orig_input", ArgType::Attr("T"))
             .input("orig_output", ArgType::Attr("T"))
             .input("grad", ArgType::Attr("T"))

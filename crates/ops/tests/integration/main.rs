@@ -91,6 +91,7 @@ mod nn;
 mod nn3d;
 mod nn_batch_norm;
 mod nn_conv;
+mod nn_dtypes;
 mod nn_extras;
 mod nn_pool_avg;
 mod nn_top_k;

@@ -77,15 +77,20 @@ pub fn tensor(v: &Value) -> Tensor {
                 })
                 .collect(),
         ),
-        DType::I32 => Tensor::from_vec(
-            &shape,
-            vals.iter().map(|x| x.as_i64().unwrap() as i32).collect(),
-        ),
-        DType::I64 => Tensor::from_vec(&shape, vals.iter().map(|x| x.as_i64().unwrap()).collect()),
         DType::Bool => {
             Tensor::from_vec(&shape, vals.iter().map(|x| x.as_bool().unwrap()).collect())
         }
-        _ => panic!("unexpected dtype {dt}"),
+        // Integers as JSON numbers (uint64 ones above i64::MAX as u64), recorded in range.
+        _ => weir_graph::match_real_dtype!(dt, T => Tensor::from_vec(
+            &shape,
+            vals.iter()
+                .map(|x| match (x.as_i64(), x.as_u64()) {
+                    (Some(v), _) => v as T,
+                    (None, Some(v)) => v as T,
+                    _ => panic!("{x} is not a {dt}"),
+                })
+                .collect(),
+        ), _ => panic!("unexpected dtype {dt}")),
     }
     .unwrap()
 }
@@ -161,11 +166,12 @@ pub fn check(name: &str, got: &Tensor, want: &Value, ulps: f64) -> Result<(), St
         ));
     }
     let Some((g, eps)) = components(got) else {
-        let same = match got.dtype() {
+        let dt = got.dtype();
+        let same = match dt {
             DType::Bool => got.to_vec::<bool>().unwrap() == want.to_vec::<bool>().unwrap(),
-            DType::I32 => got.to_vec::<i32>().unwrap() == want.to_vec::<i32>().unwrap(),
-            DType::I64 => got.to_vec::<i64>().unwrap() == want.to_vec::<i64>().unwrap(),
-            dt => return Err(format!("{name}: unexpected dtype {dt}")),
+            _ => weir_graph::match_real_dtype!(dt,
+                T => got.to_vec::<T>().unwrap() == want.to_vec::<T>().unwrap(),
+                _ => return Err(format!("{name}: unexpected dtype {dt}"))),
         };
         return if same {
             Ok(())
