@@ -247,6 +247,15 @@ fn nn_ops() {
         let x = constant(b.graph(), vals(&[2, 3], 4))?;
         nn::bias_add(&x, b)
     });
+    // NCHW: the bias along dimension 1, its gradient summed over the batch and the rest.
+    check(&[2, 3, 2], vals(&[2, 3, 2], 1), |x| {
+        let b = constant(x.graph(), vals(&[3], 4))?;
+        nn::BiasAdd::new().data_format("NCHW").build(x, &b)
+    });
+    check(&[3], vals(&[3], 1), |b| {
+        let x = constant(b.graph(), vals(&[2, 3, 2, 2], 4))?;
+        nn::BiasAdd::new().data_format("NCHW").build(&x, b)
+    });
     check(&[2, 3], vals(&[2, 3], 1), |logits| {
         let labels = constant(logits.graph(), Tensor::from(vec![2i64, 0]))?;
         nn::sparse_softmax_cross_entropy_with_logits(&labels, logits)
