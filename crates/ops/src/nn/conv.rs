@@ -9,7 +9,10 @@ use weir_graph::{
     OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
-use super::padding::{check_nhwc, spatial_pair, Padding, Window};
+use super::padding::{
+    check_nhwc, padding_attrs, read_padding, spatial_pair, static_output_size, ExplicitPaddings,
+    Padding, Window, WindowPadding,
+};
 use super::{match_float, NnFloat};
 
 /// `tf.nn.conv2d(input, filter, strides, padding)` with `data_format="NHWC"`.
@@ -39,18 +42,33 @@ pub fn conv2d(
 pub struct Conv2D {
     strides: [i64; 4],
     padding: Padding,
+    explicit: Option<ExplicitPaddings>,
 }
 
 impl Conv2D {
     /// Strides `[1, stride_h, stride_w, 1]` and padding.
     pub fn new(strides: [i64; 4], padding: Padding) -> Conv2D {
-        Conv2D { strides, padding }
+        Conv2D {
+            strides,
+            padding,
+            explicit: None,
+        }
+    }
+
+    /// Pads explicitly instead (`padding="EXPLICIT"`, what `tf.nn.conv2d` does when its
+    /// `padding` is a list of pairs): `[[0, 0], [top, bottom], [left, right], [0, 0]]`, with
+    /// zeros. The backprop ops built from these options take the same paddings.
+    pub fn explicit_paddings(mut self, paddings: ExplicitPaddings) -> Conv2D {
+        self.explicit = Some(paddings);
+        self
     }
 
     fn node(&self, g: &weir_graph::Graph, op: &str) -> weir_graph::OpBuilder {
+        let (padding, explicit) = padding_attrs(self.padding, self.explicit.as_ref());
         crate::new_op(g, op)
             .attr("strides", self.strides.to_vec())
-            .attr("padding", self.padding.as_str())
+            .attr("padding", padding)
+            .attr("explicit_paddings", explicit)
             .attr("data_format", "NHWC")
     }
 
@@ -106,15 +124,17 @@ pub fn conv2d_backprop_filter(
 #[derive(Clone, Copy)]
 struct ConvAttrs {
     strides: (usize, usize),
-    padding: Padding,
+    padding: WindowPadding,
 }
 
 fn read_attrs(
     strides: &[i64],
     padding: &str,
+    explicit: &[i64],
     format: &str,
     dilations: &[i64],
 ) -> Result<ConvAttrs> {
+    let padding = read_padding(padding, explicit)?;
     check_nhwc(format)?;
     if dilations.iter().any(|&d| d != 1) {
         return Err(Error::unimplemented(format!(
@@ -123,7 +143,7 @@ fn read_attrs(
     }
     Ok(ConvAttrs {
         strides: spatial_pair(strides, "strides")?,
-        padding: Padding::parse(padding)?,
+        padding,
     })
 }
 
@@ -131,6 +151,7 @@ fn node_attrs(node: &Node) -> Result<ConvAttrs> {
     read_attrs(
         &node.attr::<Vec<i64>>("strides")?,
         &node.attr::<String>("padding")?,
+        &node.attr::<Vec<i64>>("explicit_paddings")?,
         &node.attr::<String>("data_format")?,
         &node.attr::<Vec<i64>>("dilations")?,
     )
@@ -144,7 +165,7 @@ fn conv_window(a: ConvAttrs, input: &[usize], filter: &[usize]) -> Result<Window
             format_dims(filter)
         )));
     }
-    let w = Window::new(input, (filter[0], filter[1]), a.strides, a.padding)?;
+    let w = Window::padded(input, (filter[0], filter[1]), a.strides, a.padding)?;
     if w.c != filter[2] {
         return Err(Error::invalid_argument(format!(
             "input depth must be evenly divisible by filter depth: {} vs {}",
@@ -405,16 +426,26 @@ fn ctx_attrs(ctx: &InferenceContext<'_>) -> Result<ConvAttrs> {
     read_attrs(
         &ctx.attr::<Vec<i64>>("strides")?,
         &ctx.attr::<String>("padding")?,
+        &ctx.attr::<Vec<i64>>("explicit_paddings")?,
         &ctx.attr::<String>("data_format")?,
         &ctx.attr::<Vec<i64>>("dilations")?,
     )
 }
 
-/// Output size of one spatial dimension when the input size is known.
-fn out_dim(d: Option<usize>, k: Option<usize>, s: usize, p: Padding) -> Result<Option<usize>> {
+/// Output size of spatial dimension `axis` (0 height, 1 width) when the input size is known
+/// (and the filter's, unless the padding is SAME).
+fn out_dim(
+    d: Option<usize>,
+    k: Option<usize>,
+    s: usize,
+    p: WindowPadding,
+    axis: usize,
+) -> Result<Option<usize>> {
     Ok(match (d, k, p) {
-        (Some(d), _, Padding::Same) => Some(super::conv_output_size(d, 1, s, p)?.0),
-        (Some(d), Some(k), Padding::Valid) => Some(super::conv_output_size(d, k, s, p)?.0),
+        (Some(d), _, WindowPadding::Named(Padding::Same)) => {
+            Some(static_output_size(d, 1, s, p, axis)?)
+        }
+        (Some(d), Some(k), _) => Some(static_output_size(d, k, s, p, axis)?),
         _ => None,
     })
 }
@@ -430,8 +461,8 @@ fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
             )));
         }
     }
-    let oh = out_dim(x.dim(1), f.dim(0), a.strides.0, a.padding)?;
-    let ow = out_dim(x.dim(2), f.dim(1), a.strides.1, a.padding)?;
+    let oh = out_dim(x.dim(1), f.dim(0), a.strides.0, a.padding, 0)?;
+    let ow = out_dim(x.dim(2), f.dim(1), a.strides.1, a.padding, 1)?;
     ctx.set_output(0, Shape::new(vec![x.dim(0), oh, ow, f.dim(3)]));
     Ok(())
 }
@@ -451,6 +482,11 @@ pub(super) fn register() {
         def.type_attr("T", super::HALF_FLOATS)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)
+            .attr(
+                "explicit_paddings",
+                AttrKind::Ints,
+                Some(AttrValue::Ints(vec![])),
+            )
             .attr(
                 "data_format",
                 AttrKind::Str,
@@ -502,13 +538,13 @@ mod tests {
     fn attrs(s: usize, p: Padding) -> ConvAttrs {
         ConvAttrs {
             strides: (s, s),
-            padding: p,
+            padding: p.into(),
         }
     }
 
     /// A direct 6-loop convolution to check im2col against.
     fn naive(x: &[f64], xd: [usize; 4], f: &[f64], fd: [usize; 4], a: ConvAttrs) -> Vec<f64> {
-        let w = Window::new(&xd, (fd[0], fd[1]), a.strides, a.padding).unwrap();
+        let w = Window::padded(&xd, (fd[0], fd[1]), a.strides, a.padding).unwrap();
         let mut out = vec![0.0; w.n * w.oh * w.ow * fd[3]];
         for b in 0..w.n {
             for oy in 0..w.oh {

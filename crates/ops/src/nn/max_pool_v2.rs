@@ -86,7 +86,7 @@ fn window(k: &Tensor, s: &Tensor, padding: Padding, grad: bool) -> Result<PoolAt
     Ok(PoolAttrs {
         ksize: spatial_pair(&k, "ksize")?,
         strides: spatial_pair(&s, "strides")?,
-        padding,
+        padding: padding.into(),
     })
 }
 
@@ -107,7 +107,7 @@ impl Kernel for PoolV2Kernel {
                 }
             }
             let a = window(ctx.input(3), ctx.input(4), self.padding, true)?;
-            match_real_or_half!(x.dtype(), T => backward::<T>(a, x, ctx.input(2))?)
+            match_real_or_half!(x.dtype(), T => backward::<T>(a, x, ctx.input(1), ctx.input(2))?)
         } else {
             let a = window(ctx.input(1), ctx.input(2), self.padding, false)?;
             if x.rank() != 4 {

@@ -113,7 +113,7 @@ pub use max_pool_v2::{max_pool_grad_v2, max_pool_v2};
 pub use moments::{batch_normalization, moments, Moments};
 pub use moments_more::{sufficient_statistics, weighted_moments};
 pub use normalize::l2_normalize;
-pub use padding::{conv_output_size, Padding};
+pub use padding::{conv_output_size, ExplicitPaddings, Padding};
 pub use pool::{max_pool, max_pool_grad, MaxPool};
 pub use pool3d::{
     avg_pool3d, avg_pool3d_grad, max_pool3d, max_pool3d_grad, max_pool3d_grad_grad, Pool3D,

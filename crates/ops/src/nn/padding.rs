@@ -1,5 +1,5 @@
 //! Window geometry shared by conv2d and max_pool: TensorFlow's `GetWindowedOutputSize` for
-//! SAME and VALID padding, and the NHWC attribute checks.
+//! SAME, VALID and EXPLICIT padding, and the NHWC attribute checks.
 
 use weir_graph::{Error, Result};
 
@@ -63,6 +63,120 @@ pub fn conv_output_size(
     }
 }
 
+/// The `explicit_paddings` of an NHWC op with `padding="EXPLICIT"`, in TensorFlow's form: a
+/// `[before, after]` pair per dimension (batch, height, width, depth), as `tf.nn.conv2d` and
+/// `tf.nn.max_pool2d` take a list of pairs for `padding`. Only height and width may be padded.
+pub type ExplicitPaddings = [[i64; 2]; 4];
+
+/// A windowed op's padding, read from its `padding` and `explicit_paddings` attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WindowPadding {
+    /// SAME or VALID.
+    Named(Padding),
+    /// EXPLICIT: rows before and after, then columns before and after.
+    Explicit([usize; 4]),
+}
+
+impl From<Padding> for WindowPadding {
+    fn from(p: Padding) -> WindowPadding {
+        WindowPadding::Named(p)
+    }
+}
+
+/// The `padding` attribute value and the flat `explicit_paddings` list for `explicit`, or
+/// `padding`'s own name and no list.
+pub(crate) fn padding_attrs(
+    padding: Padding,
+    explicit: Option<&ExplicitPaddings>,
+) -> (&'static str, Vec<i64>) {
+    match explicit {
+        Some(e) => ("EXPLICIT", e.iter().flatten().copied().collect()),
+        None => (padding.as_str(), vec![]),
+    }
+}
+
+/// Reads `padding` and `explicit_paddings` of an NHWC op, with TensorFlow's checks
+/// (`CheckValidPadding`): EXPLICIT takes 8 non-negative values, none on the batch or depth.
+pub(crate) fn read_padding(padding: &str, explicit: &[i64]) -> Result<WindowPadding> {
+    if padding != "EXPLICIT" {
+        if !explicit.is_empty() {
+            return Err(Error::invalid_argument(
+                "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT",
+            ));
+        }
+        return Padding::parse(padding).map(WindowPadding::Named);
+    }
+    if explicit.len() != 8 {
+        return Err(Error::invalid_argument(format!(
+            "explicit_paddings attribute must contain 8 values, but got: {}",
+            explicit.len()
+        )));
+    }
+    if explicit.iter().any(|&v| v < 0) {
+        return Err(Error::invalid_argument(
+            "All elements of explicit_paddings must be nonnegative",
+        ));
+    }
+    if explicit[..2].iter().chain(&explicit[6..]).any(|&v| v != 0) {
+        return Err(Error::invalid_argument(
+            "Nonzero explicit padding in the batch or depth dimensions is not supported",
+        ));
+    }
+    let at = |i: usize| usize::try_from(explicit[i]).unwrap_or(usize::MAX);
+    Ok(WindowPadding::Explicit([at(2), at(3), at(4), at(5)]))
+}
+
+/// [`conv_output_size`] for any [`WindowPadding`] along dimension `dim` (0 for the height, 1
+/// for the width): the output size and the padding before the first element.
+pub(crate) fn windowed_output_size(
+    input: usize,
+    k: usize,
+    stride: usize,
+    padding: WindowPadding,
+    dim: usize,
+) -> Result<(usize, usize)> {
+    let [before, after] = match padding {
+        WindowPadding::Named(p) => return conv_output_size(input, k, stride, p),
+        WindowPadding::Explicit(p) => [p[2 * dim], p[2 * dim + 1]],
+    };
+    if stride == 0 {
+        return Err(Error::invalid_argument("Stride must be > 0, but got 0"));
+    }
+    let padded = input as i64 + before as i64 + after as i64;
+    // C++ integer division, as for VALID.
+    let out = (padded - k as i64 + stride as i64) / stride as i64;
+    if out < 0 {
+        return Err(Error::invalid_argument(format!(
+            "Computed output size would be negative: {out} [input_size: {input}, effective_filter_size: {k}, stride: {stride}]"
+        )));
+    }
+    Ok((out as usize, before))
+}
+
+/// The output size along `axis` (0 height, 1 width) as TensorFlow's shape functions compute
+/// it for Conv2D and MaxPool: `ceil(input / stride)` for SAME; otherwise the padded input must
+/// hold the window ("Negative dimension size ..." if not) and the output is
+/// `(padded - k) / stride + 1`.
+pub(crate) fn static_output_size(
+    input: usize,
+    k: usize,
+    stride: usize,
+    padding: WindowPadding,
+    axis: usize,
+) -> Result<usize> {
+    let padded = match padding {
+        WindowPadding::Named(Padding::Same) => return Ok(input.div_ceil(stride.max(1))),
+        WindowPadding::Named(Padding::Valid) => input,
+        WindowPadding::Explicit(p) => input + p[2 * axis] + p[2 * axis + 1],
+    };
+    if padded < k {
+        return Err(Error::invalid_argument(format!(
+            "Negative dimension size caused by subtracting {k} from {padded}"
+        )));
+    }
+    Ok((padded - k) / stride.max(1) + 1)
+}
+
 /// Checks a 4-element NHWC `strides` or `ksize` list with 1 in the batch and depth slots and
 /// returns the (height, width) entries.
 pub(crate) fn spatial_pair(list: &[i64], what: &str) -> Result<(usize, usize)> {
@@ -115,9 +229,19 @@ impl Window {
     /// The geometry for input dims `[n, h, w, c]` and a `kh x kw` window.
     pub(crate) fn new(
         input: &[usize],
+        k: (usize, usize),
+        s: (usize, usize),
+        padding: Padding,
+    ) -> Result<Window> {
+        Window::padded(input, k, s, padding.into())
+    }
+
+    /// [`Window::new`] for any [`WindowPadding`].
+    pub(crate) fn padded(
+        input: &[usize],
         (kh, kw): (usize, usize),
         (sh, sw): (usize, usize),
-        padding: Padding,
+        padding: WindowPadding,
     ) -> Result<Window> {
         if input.len() != 4 {
             return Err(Error::invalid_argument(format!(
@@ -125,8 +249,8 @@ impl Window {
                 weir_graph::format_dims(input)
             )));
         }
-        let (oh, pad_top) = conv_output_size(input[1], kh, sh, padding)?;
-        let (ow, pad_left) = conv_output_size(input[2], kw, sw, padding)?;
+        let (oh, pad_top) = windowed_output_size(input[1], kh, sh, padding, 0)?;
+        let (ow, pad_left) = windowed_output_size(input[2], kw, sw, padding, 1)?;
         Ok(Window {
             n: input[0],
             h: input[1],

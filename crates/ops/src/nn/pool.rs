@@ -6,7 +6,10 @@ use weir_graph::{
     OpContext, OpDef, Output, Result, Shape, Tensor,
 };
 
-use super::padding::{check_nhwc, spatial_pair, Padding, Window};
+use super::padding::{
+    check_nhwc, padding_attrs, read_padding, spatial_pair, static_output_size, ExplicitPaddings,
+    Padding, Window, WindowPadding,
+};
 use super::{match_real_or_half, NnNumber};
 
 /// `tf.nn.max_pool(value, ksize, strides, padding)` with `data_format="NHWC"`.
@@ -20,7 +23,8 @@ pub fn max_pool(
 }
 
 /// The options of `tf.nn.max_pool(value, ksize, strides, padding, data_format="NHWC")`: the
-/// maximum of each `ksize` window; with SAME padding, positions outside the image are ignored.
+/// maximum of each `ksize` window; positions in the padding (SAME, or explicit paddings set
+/// with [`MaxPool::explicit_paddings`]) are ignored.
 ///
 /// ```
 /// # use weir_graph::{DType, Graph, Shape};
@@ -38,16 +42,24 @@ pub(super) struct PoolOptions {
     ksize: [i64; 4],
     strides: [i64; 4],
     padding: Padding,
+    /// `padding="EXPLICIT"` with these paddings (MaxPool and MaxPoolGrad only).
+    explicit: Option<ExplicitPaddings>,
 }
 
 impl PoolOptions {
     /// A node of `op` with these attributes.
     pub(super) fn node(&self, g: &weir_graph::Graph, op: &str) -> weir_graph::OpBuilder {
-        crate::new_op(g, op)
+        let (padding, explicit) = padding_attrs(self.padding, self.explicit.as_ref());
+        let b = crate::new_op(g, op)
             .attr("ksize", self.ksize.to_vec())
             .attr("strides", self.strides.to_vec())
-            .attr("padding", self.padding.as_str())
-            .attr("data_format", "NHWC")
+            .attr("padding", padding)
+            .attr("data_format", "NHWC");
+        if explicit.is_empty() {
+            b
+        } else {
+            b.attr("explicit_paddings", explicit)
+        }
     }
 }
 
@@ -57,6 +69,7 @@ impl From<([i64; 4], [i64; 4], Padding)> for PoolOptions {
             ksize,
             strides,
             padding,
+            explicit: None,
         }
     }
 }
@@ -65,6 +78,14 @@ impl MaxPool {
     /// Window `[1, kh, kw, 1]`, strides `[1, sh, sw, 1]` and padding.
     pub fn new(ksize: [i64; 4], strides: [i64; 4], padding: Padding) -> MaxPool {
         MaxPool((ksize, strides, padding).into())
+    }
+
+    /// Pads explicitly instead (`padding="EXPLICIT"`, what `tf.nn.max_pool2d` does when its
+    /// `padding` is a list of pairs): `[[0, 0], [top, bottom], [left, right], [0, 0]]`. Each
+    /// must be smaller than the window along its dimension.
+    pub fn explicit_paddings(mut self, paddings: ExplicitPaddings) -> MaxPool {
+        self.0.explicit = Some(paddings);
+        self
     }
 
     /// Adds the `MaxPool` node.
@@ -105,16 +126,43 @@ pub fn max_pool_grad(
 pub(super) struct PoolAttrs {
     pub(super) ksize: (usize, usize),
     pub(super) strides: (usize, usize),
-    pub(super) padding: Padding,
+    pub(super) padding: WindowPadding,
 }
 
-fn read_attrs(ksize: &[i64], strides: &[i64], padding: &str, format: &str) -> Result<PoolAttrs> {
+fn read_attrs(
+    ksize: &[i64],
+    strides: &[i64],
+    padding: &str,
+    explicit: &[i64],
+    format: &str,
+) -> Result<PoolAttrs> {
+    let padding = read_padding(padding, explicit)?;
     check_nhwc(format)?;
     Ok(PoolAttrs {
         ksize: spatial_pair(ksize, "ksize")?,
         strides: spatial_pair(strides, "strides")?,
-        padding: Padding::parse(padding)?,
+        padding,
     })
+}
+
+/// TensorFlow's pooling check on explicit paddings: each smaller than the window.
+fn check_pads(a: PoolAttrs) -> Result<()> {
+    if let WindowPadding::Explicit(p) = a.padding {
+        let (kh, kw) = a.ksize;
+        for (side, pad, k) in [
+            ("Top", p[0], kh),
+            ("Bottom", p[1], kh),
+            ("Left", p[2], kw),
+            ("Right", p[3], kw),
+        ] {
+            if pad >= k {
+                return Err(Error::invalid_argument(format!(
+                    "{side} padding {pad} needs to be smaller than the window size {k}"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// For each output element, the flat input index of its window's maximum (first wins, as
@@ -150,7 +198,8 @@ fn argmax<T: NnNumber + PartialOrd>(w: &Window, x: &[T], mut visit: impl FnMut(u
 }
 
 fn window_of(a: PoolAttrs, x: &Tensor) -> Result<Window> {
-    Window::new(x.shape(), a.ksize, a.strides, a.padding)
+    check_pads(a)?;
+    Window::padded(x.shape(), a.ksize, a.strides, a.padding)
 }
 
 pub(super) fn forward<T: NnNumber + PartialOrd>(a: PoolAttrs, x: &Tensor) -> Result<Tensor> {
@@ -165,19 +214,24 @@ pub(super) fn forward<T: NnNumber + PartialOrd>(a: PoolAttrs, x: &Tensor) -> Res
     Tensor::from_vec(&[w.n, w.oh, w.ow, w.c], out)
 }
 
+/// MaxPoolGrad: `dy` routed to the first maximum of each window of `x`. `y`, the forward
+/// output, is only checked for its shape (the maxima are found again, as on TensorFlow's CPU).
 pub(super) fn backward<T: NnNumber + PartialOrd>(
     a: PoolAttrs,
     x: &Tensor,
+    y: &Tensor,
     dy: &Tensor,
 ) -> Result<Tensor> {
     let w = window_of(a, x)?;
     let want = [w.n, w.oh, w.ow, w.c];
-    if dy.shape() != want {
-        return Err(Error::invalid_argument(format!(
-            "Expected grad shape to be {}, but got {}",
-            format_dims(&want),
-            format_dims(dy.shape())
-        )));
+    for (what, t) in [("orig_output", y), ("grad", dy)] {
+        if t.shape() != want {
+            return Err(Error::invalid_argument(format!(
+                "Expected {what} shape to be {}, but got {}",
+                format_dims(&want),
+                format_dims(t.shape())
+            )));
+        }
     }
     let g = dy.as_slice::<T>()?;
     let mut dx = vec![T::ZERO; x.num_elements()];
@@ -204,7 +258,7 @@ impl Kernel for PoolKernel {
             )));
         }
         let out = if self.grad {
-            match_real_or_half!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(2))?)
+            match_real_or_half!(x.dtype(), T => backward::<T>(self.attrs, x, ctx.input(1), ctx.input(2))?)
         } else {
             match_real_or_half!(x.dtype(), T => forward::<T>(self.attrs, x)?)
         };
@@ -223,6 +277,7 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
             &node.attr::<Vec<i64>>("ksize")?,
             &node.attr::<Vec<i64>>("strides")?,
             &node.attr::<String>("padding")?,
+            &node.attr::<Vec<i64>>("explicit_paddings")?,
             &node.attr::<String>("data_format")?,
         )?,
         grad: node.op_type() == "MaxPoolGrad",
@@ -234,6 +289,7 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
         &ctx.attr::<Vec<i64>>("ksize")?,
         &ctx.attr::<Vec<i64>>("strides")?,
         &ctx.attr::<String>("padding")?,
+        &ctx.attr::<Vec<i64>>("explicit_paddings")?,
         &ctx.attr::<String>("data_format")?,
     )?;
     let x = ctx.with_rank(0, 4)?;
@@ -241,12 +297,12 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
         ctx.set_output(0, x);
         return Ok(());
     }
-    let dim = |d: Option<usize>, k: usize, s: usize| -> Result<Option<usize>> {
-        d.map(|d| Ok(super::conv_output_size(d, k, s, a.padding)?.0))
+    let dim = |d: Option<usize>, k: usize, s: usize, axis| -> Result<Option<usize>> {
+        d.map(|d| static_output_size(d, k, s, a.padding, axis))
             .transpose()
     };
-    let oh = dim(x.dim(1), a.ksize.0, a.strides.0)?;
-    let ow = dim(x.dim(2), a.ksize.1, a.strides.1)?;
+    let oh = dim(x.dim(1), a.ksize.0, a.strides.0, 0)?;
+    let ow = dim(x.dim(2), a.ksize.1, a.strides.1, 1)?;
     ctx.set_output(0, Shape::new(vec![x.dim(0), oh, ow, x.dim(3)]));
     Ok(())
 }
@@ -257,6 +313,11 @@ pub(super) fn register() {
             .attr("ksize", AttrKind::Ints, None)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)
+            .attr(
+                "explicit_paddings",
+                AttrKind::Ints,
+                Some(AttrValue::Ints(vec![])),
+            )
             .attr(
                 "data_format",
                 AttrKind::Str,
@@ -300,14 +361,14 @@ mod tests {
         let a = PoolAttrs {
             ksize: (2, 2),
             strides: (2, 2),
-            padding: Padding::Valid,
+            padding: Padding::Valid.into(),
         };
         assert_eq!(
             forward::<f32>(a, &x).unwrap().to_vec::<f32>().unwrap(),
             vec![4.0, 5.0, 9.0, 7.0]
         );
         let dy = Tensor::from_vec(&[1, 2, 2, 1], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
-        let dx = backward::<f32>(a, &x, &dy)
+        let dx = backward::<f32>(a, &x, &dy, &dy)
             .unwrap()
             .to_vec::<f32>()
             .unwrap();
@@ -321,7 +382,7 @@ mod tests {
         let s = PoolAttrs {
             ksize: (3, 3),
             strides: (2, 2),
-            padding: Padding::Same,
+            padding: Padding::Same.into(),
         };
         let out = forward::<f32>(s, &(x.reshape(&[1, 4, 4, 1]).unwrap())).unwrap();
         assert_eq!(out.shape(), &[1, 2, 2, 1]);

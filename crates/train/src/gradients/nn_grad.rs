@@ -138,10 +138,18 @@ fn dropout_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(v)
 }
 
+const CONV_ATTRS: &[&str] = &[
+    "strides",
+    "padding",
+    "explicit_paddings",
+    "data_format",
+    "dilations",
+];
+
 fn conv2d_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, filter) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
     let g = ctx.graph();
-    let attrs = config_attrs(ctx, &["strides", "padding", "data_format", "dilations"]);
+    let attrs = config_attrs(ctx, CONV_ATTRS);
     let xs = super::util::shape_of(&x)?;
     let fs = super::util::shape_of(&filter)?;
     let dx = op(g, "Conv2DBackpropInput", &[&xs, &filter, &d], &attrs)?;
@@ -155,7 +163,7 @@ fn conv2d_grad(ctx: &GradContext<'_>) -> Grads {
 fn conv2d_backprop_input_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, filter, dy) = (ctx.grad0()?, ctx.input(1), ctx.input(2));
     let g = ctx.graph();
-    let attrs = config_attrs(ctx, &["strides", "padding", "data_format", "dilations"]);
+    let attrs = config_attrs(ctx, CONV_ATTRS);
     let fs = super::util::shape_of(&filter)?;
     let df = op(g, "Conv2DBackpropFilter", &[&d, &fs, &dy], &attrs)?;
     let ddy = op(g, "Conv2D", &[&d, &filter], &attrs)?;
@@ -166,7 +174,7 @@ fn conv2d_backprop_input_grad(ctx: &GradContext<'_>) -> Grads {
 fn conv2d_backprop_filter_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, dy) = (ctx.grad0()?, ctx.input(0), ctx.input(2));
     let g = ctx.graph();
-    let attrs = config_attrs(ctx, &["strides", "padding", "data_format", "dilations"]);
+    let attrs = config_attrs(ctx, CONV_ATTRS);
     let xs = super::util::shape_of(&x)?;
     let dx = op(g, "Conv2DBackpropInput", &[&xs, &d, &dy], &attrs)?;
     let ddy = op(g, "Conv2D", &[&x, &d], &attrs)?;
@@ -239,7 +247,16 @@ fn depthwise_backprop_filter_grad(ctx: &GradContext<'_>) -> Grads {
 
 fn max_pool_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, x, y) = (ctx.grad0()?, ctx.input(0), ctx.output(0));
-    let attrs = config_attrs(ctx, &["ksize", "strides", "padding", "data_format"]);
+    let attrs = config_attrs(
+        ctx,
+        &[
+            "ksize",
+            "strides",
+            "padding",
+            "explicit_paddings",
+            "data_format",
+        ],
+    );
     Ok(vec![Some(op(
         ctx.graph(),
         "MaxPoolGrad",

@@ -247,6 +247,25 @@ fn nn_ops() {
         let x = constant(b.graph(), vals(&[2, 3], 4))?;
         nn::bias_add(&x, b)
     });
+    // Explicit padding: conv2d (zeros in the padding) and max_pool (the padding ignored).
+    let pads = [[0, 0], [1, 2], [2, 0], [0, 0]];
+    check(&[1, 4, 5, 2], vals(&[1, 4, 5, 2], 1), |x| {
+        let w = constant(x.graph(), vals(&[3, 3, 2, 2], 3))?;
+        nn::Conv2D::new([1, 2, 2, 1], nn::Padding::Valid)
+            .explicit_paddings(pads)
+            .build(x, &w)
+    });
+    check(&[3, 3, 2, 2], vals(&[3, 3, 2, 2], 1), |w| {
+        let x = constant(w.graph(), vals(&[1, 4, 5, 2], 3))?;
+        nn::Conv2D::new([1, 2, 2, 1], nn::Padding::Valid)
+            .explicit_paddings(pads)
+            .build(&x, w)
+    });
+    check(&[1, 4, 5, 2], vals(&[1, 4, 5, 2], 1), |x| {
+        nn::MaxPool::new([1, 3, 3, 1], [1, 2, 2, 1], nn::Padding::Valid)
+            .explicit_paddings(pads)
+            .build(x)
+    });
     // NCHW: the bias along dimension 1, its gradient summed over the batch and the rest.
     check(&[2, 3, 2], vals(&[2, 3, 2], 1), |x| {
         let b = constant(x.graph(), vals(&[3], 4))?;

@@ -1,6 +1,8 @@
 """Records TensorFlow 2.21's CPU results of BiasAdd, BiasAddV1 and BiasAddGrad on every number
-type (NHWC and NCHW), and of MaxPool, MaxPoolV2, MaxPoolGrad and MaxPoolGradV2 on every real
-type, for crates/ops/tests/integration/nn_dtypes.rs.
+type (NHWC and NCHW), of MaxPool, MaxPoolV2, MaxPoolGrad and MaxPoolGradV2 on every real type,
+and of padding="EXPLICIT" (explicit_paddings) in MaxPool, MaxPoolGrad, Conv2D,
+Conv2DBackpropInput and Conv2DBackpropFilter, for crates/ops/tests/integration/nn_dtypes.rs.
+The convolutions' inputs are small integers, so their float sums are exact in any order.
 
 Tensors are encoded as make_binary_dtypes.py encodes them (half and float elements as their
 IEEE bit patterns, complex elements as [re, im] pairs of them, integers as they are). A case
@@ -63,6 +65,11 @@ def values(dtype, shape, lo=-6, hi=7):
     return np.asarray(v).astype(NUMBER[dtype]).reshape(shape)
 
 
+def small_ints(dtype, shape, lo, hi):
+    """Integer values in [lo, hi) as `dtype`: float sums of them are exact in any order."""
+    return RS.randint(lo, hi, int(np.prod(shape))).astype(NUMBER[dtype]).reshape(shape)
+
+
 def record(name, op, inputs, attrs):
     """Runs raw op `op` on constant `inputs` (a list of (name, array)) with `attrs`."""
     case = {
@@ -84,7 +91,12 @@ def record(name, op, inputs, attrs):
         with tf.Session(graph=g) as s:
             case["output"] = encode(s.run(y))
     except tf.errors.OpError as e:
-        case["error"] = {"stage": "run", "message": e.message.split("\n")[0]}
+        # The kernel's words, without TensorFlow's "Graph execution error", "Node: ..." and
+        # traceback lines around them.
+        lines = [ln for ln in e.message.split("\n")
+                 if ln.strip() and not ln.startswith((" ", "\t", "Node: ", "Graph execution",
+                                                      "Detected at"))]
+        case["error"] = {"stage": "run", "message": lines[0]}
     CASES.append(case)
 
 
@@ -176,9 +188,77 @@ def max_pool_cases():
            {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1], "padding": "SAME"})
 
 
+def explicit_cases():
+    shape = (2, 5, 6, 3)
+    geoms = [  # ksize (or filter size), strides, explicit paddings (top, bottom, left, right)
+        ((3, 3), (2, 2), (1, 2, 2, 0)),
+        ((2, 3), (1, 2), (0, 1, 1, 1)),
+        ((3, 2), (2, 1), (2, 2, 0, 1)),
+    ]
+    for dt in ["float32", "float64", "int32", "uint8", "float16"]:
+        x = values(dt, shape, -40, 41)
+        for (kh, kw), (sh, sw), (t, b, l, r) in geoms:
+            tag = f"{dt}_k{kh}{kw}_s{sh}{sw}_p{t}{b}{l}{r}"
+            attrs = {"ksize": [1, kh, kw, 1], "strides": [1, sh, sw, 1], "padding": "EXPLICIT",
+                     "explicit_paddings": [0, 0, t, b, l, r, 0, 0]}
+            record(f"explicit_max_pool_{tag}", "MaxPool", [("input", x)], attrs)
+            oh = (shape[1] + t + b - kh) // sh + 1
+            ow = (shape[2] + l + r - kw) // sw + 1
+            y = values(dt, (2, oh, ow, 3), -40, 41)
+            dy = values(dt, (2, oh, ow, 3), -5, 6)
+            record(f"explicit_max_pool_grad_{tag}", "MaxPoolGrad",
+                   [("orig_input", x), ("orig_output", y), ("grad", dy)], attrs)
+    f = np.float32
+    x = values("float32", shape, -40, 41)
+    base = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "EXPLICIT"}
+    for name, pads in [("pad_not_below_window", [0, 0, 3, 0, 0, 0, 0, 0]),
+                       ("pad_right_not_below_window", [0, 0, 0, 0, 0, 3, 0, 0]),
+                       ("seven_values", [0, 0, 1, 1, 1, 1, 0]),
+                       ("negative", [0, 0, -1, 1, 1, 1, 0, 0]),
+                       ("batch_padded", [1, 0, 1, 1, 1, 1, 0, 0]),
+                       ("depth_padded", [0, 0, 1, 1, 1, 1, 0, 2]),
+                       ("missing", [])]:
+        record(f"explicit_max_pool_{name}", "MaxPool", [("input", x)],
+               {**base, "explicit_paddings": pads})
+    record("explicit_max_pool_with_same", "MaxPool", [("input", x)],
+           {**base, "padding": "SAME", "explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]})
+    record("max_pool_grad_wrong_orig_output", "MaxPoolGrad",
+           [("orig_input", x), ("orig_output", np.zeros((2, 2, 2, 3), f)),
+            ("grad", np.zeros((2, 3, 3, 3), f))],
+           {**base, "explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]})
+    # Convolutions: small integer values, exact in any summation order.
+    for dt in ["float32", "float64"]:
+        x = small_ints(dt, shape, -4, 5)
+        for (kh, kw), (sh, sw), (t, b, l, r) in geoms:
+            tag = f"{dt}_k{kh}{kw}_s{sh}{sw}_p{t}{b}{l}{r}"
+            w = small_ints(dt, (kh, kw, 3, 4), -3, 4)
+            attrs = {"strides": [1, sh, sw, 1], "padding": "EXPLICIT",
+                     "explicit_paddings": [0, 0, t, b, l, r, 0, 0]}
+            record(f"explicit_conv2d_{tag}", "Conv2D", [("input", x), ("filter", w)], attrs)
+            oh = (shape[1] + t + b - kh) // sh + 1
+            ow = (shape[2] + l + r - kw) // sw + 1
+            dy = small_ints(dt, (2, oh, ow, 4), -3, 4)
+            record(f"explicit_conv2d_backprop_input_{tag}", "Conv2DBackpropInput",
+                   [("input_sizes", np.array(shape, np.int32)), ("filter", w),
+                    ("out_backprop", dy)], attrs)
+            record(f"explicit_conv2d_backprop_filter_{tag}", "Conv2DBackpropFilter",
+                   [("input", x), ("filter_sizes", np.array([kh, kw, 3, 4], np.int32)),
+                    ("out_backprop", dy)], attrs)
+    x = small_ints("float32", shape, -4, 5)
+    w = small_ints("float32", (3, 3, 3, 4), -3, 4)
+    record("explicit_conv2d_batch_padded", "Conv2D", [("input", x), ("filter", w)],
+           {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+            "explicit_paddings": [0, 1, 1, 1, 1, 1, 0, 0]})
+    record("explicit_conv2d_negative_output", "Conv2D",
+           [("input", small_ints("float32", (1, 2, 2, 3), -4, 5)), ("filter", w)],
+           {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+            "explicit_paddings": [0, 0, 0, 0, 0, 0, 0, 0]})
+
+
 def main():
     bias_cases()
     max_pool_cases()
+    explicit_cases()
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json")
     with open(out, "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": CASES}, f, separators=(",", ":"))
