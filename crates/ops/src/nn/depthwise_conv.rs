@@ -11,7 +11,10 @@ use weir_graph::{
 };
 
 use super::depthwise_kernels::{backprop_filter, backprop_input, forward, Attrs, Geom};
-use super::padding::{check_nhwc, conv_output_size, Padding};
+use super::padding::{
+    check_nhwc, padding_attrs, read_padding, static_output_size, ExplicitPaddings, Padding,
+    WindowPadding,
+};
 use super::{match_float, NnFloat};
 
 /// TensorFlow's `tf.nn.depthwise_conv2d_native(input, filter, strides, padding)` (op
@@ -64,13 +67,14 @@ pub fn depthwise_conv2d_native_backprop_filter(
 /// The options of TensorFlow's `DepthwiseConv2dNative` family (`strides`, `padding`,
 /// `dilations`, `data_format="NHWC"`) and builders of its three ops.
 ///
-/// TensorFlow's CPU kernels reject dilations other than 1; weir's run them (as TensorFlow's
-/// GPU kernels do), which is what [`depthwise_conv2d`](super::depthwise_conv2d) uses for
-/// `rate`.
+/// TensorFlow's CPU kernels reject dilations other than 1 and (but for float32's forward pass)
+/// unequal row and column strides; weir's run them (as TensorFlow's GPU kernels do), which is
+/// what [`depthwise_conv2d`](super::depthwise_conv2d) uses for `rate`.
 #[derive(Clone, Debug)]
 pub struct DepthwiseConv2dNative {
     strides: [i64; 4],
     padding: Padding,
+    explicit: Option<ExplicitPaddings>,
     dilations: [i64; 4],
     name: Option<String>,
 }
@@ -81,9 +85,17 @@ impl DepthwiseConv2dNative {
         DepthwiseConv2dNative {
             strides,
             padding,
+            explicit: None,
             dilations: [1; 4],
             name: None,
         }
+    }
+
+    /// Pads explicitly instead (`padding="EXPLICIT"`): `[[0, 0], [top, bottom], [left, right],
+    /// [0, 0]]`, with zeros; the backprops built from these options take the same paddings.
+    pub fn explicit_paddings(mut self, paddings: ExplicitPaddings) -> Self {
+        self.explicit = Some(paddings);
+        self
     }
 
     /// Dilations `[1, rate_h, rate_w, 1]` (TensorFlow's `dilations` attribute).
@@ -99,10 +111,12 @@ impl DepthwiseConv2dNative {
     }
 
     fn node(&self, g: &weir_graph::Graph, op: &str) -> OpBuilder {
+        let (padding, explicit) = padding_attrs(self.padding, self.explicit.as_ref());
         crate::new_op(g, op)
             .maybe_name(self.name.as_deref())
             .attr("strides", self.strides.to_vec())
-            .attr("padding", self.padding.as_str())
+            .attr("padding", padding)
+            .attr("explicit_paddings", explicit)
             .attr("data_format", "NHWC")
             .attr("dilations", self.dilations.to_vec())
     }
@@ -165,18 +179,17 @@ fn spatial(list: &[i64], what: &str) -> Result<(usize, usize)> {
     Ok((list[1] as usize, list[2] as usize))
 }
 
-fn read_attrs(strides: &[i64], padding: &str, format: &str, dilations: &[i64]) -> Result<Attrs> {
+fn read_attrs(
+    strides: &[i64],
+    padding: &str,
+    explicit: &[i64],
+    format: &str,
+    dilations: &[i64],
+) -> Result<Attrs> {
     let strides = spatial(strides, "stride")?;
     let dilations = spatial(dilations, "dilation")?;
     check_nhwc(format)?;
-    let padding = match padding {
-        "EXPLICIT" => {
-            return Err(Error::unimplemented(
-                "DepthwiseConv2dNative: EXPLICIT padding is not supported",
-            ))
-        }
-        p => Padding::parse(p)?,
-    };
+    let padding = read_padding(padding, explicit)?;
     Ok(Attrs {
         strides,
         dilations,
@@ -188,6 +201,7 @@ fn node_attrs(node: &Node) -> Result<Attrs> {
     read_attrs(
         &node.attr::<Vec<i64>>("strides")?,
         &node.attr::<String>("padding")?,
+        &node.attr::<Vec<i64>>("explicit_paddings")?,
         &node.attr::<String>("data_format")?,
         &node.attr::<Vec<i64>>("dilations")?,
     )
@@ -197,6 +211,7 @@ fn ctx_attrs(ctx: &InferenceContext<'_>) -> Result<Attrs> {
     read_attrs(
         &ctx.attr::<Vec<i64>>("strides")?,
         &ctx.attr::<String>("padding")?,
+        &ctx.attr::<Vec<i64>>("explicit_paddings")?,
         &ctx.attr::<String>("data_format")?,
         &ctx.attr::<Vec<i64>>("dilations")?,
     )
@@ -303,25 +318,20 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-/// The static output size of one spatial dim, with the shape function's VALID check.
+/// The static output size of spatial dim `axis` (0 height, 1 width), with the shape
+/// function's check that the padded input holds the dilated window.
 fn out_dim(
     d: Option<usize>,
     k: Option<usize>,
     dil: usize,
     s: usize,
-    p: Padding,
+    p: WindowPadding,
+    axis: usize,
 ) -> Result<Option<usize>> {
     let eff = k.map(|k| k.saturating_sub(1) * dil + 1);
     Ok(match (d, eff, p) {
-        (Some(d), _, Padding::Same) => Some(d.div_ceil(s)),
-        (Some(d), Some(k), Padding::Valid) => {
-            if d < k {
-                return Err(Error::invalid_argument(format!(
-                    "Negative dimension size caused by subtracting {k} from {d} for '{FWD}'"
-                )));
-            }
-            Some(conv_output_size(d, k, s, p)?.0)
-        }
+        (Some(d), _, WindowPadding::Named(Padding::Same)) => Some(d.div_ceil(s)),
+        (Some(d), Some(k), _) => Some(static_output_size(d, k, s, p, axis)?),
         _ => None,
     })
 }
@@ -338,8 +348,8 @@ fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
         }
         (c, fc) => c.or(fc),
     };
-    let oh = out_dim(x.dim(1), f.dim(0), a.dilations.0, a.strides.0, a.padding)?;
-    let ow = out_dim(x.dim(2), f.dim(1), a.dilations.1, a.strides.1, a.padding)?;
+    let oh = out_dim(x.dim(1), f.dim(0), a.dilations.0, a.strides.0, a.padding, 0)?;
+    let ow = out_dim(x.dim(2), f.dim(1), a.dilations.1, a.strides.1, a.padding, 1)?;
     let oc = depth.zip(f.dim(3)).map(|(c, m)| c * m);
     ctx.set_output(0, Shape::new(vec![x.dim(0), oh, ow, oc]));
     Ok(())
@@ -418,7 +428,7 @@ mod tests {
         Attrs {
             strides: s,
             dilations: d,
-            padding: p,
+            padding: p.into(),
         }
     }
 
@@ -472,7 +482,7 @@ mod tests {
         assert_eq!(e.code(), Code::InvalidArgument);
         let e = sizes_of(&Tensor::from(vec![1i32, 2, 3]), BP_INPUT, "input_sizes").unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument);
-        let e = read_attrs(&[1, 1, 1, 1], "SAME", "NCHW", &[1, 1, 1, 1]).unwrap_err();
+        let e = read_attrs(&[1, 1, 1, 1], "SAME", &[], "NCHW", &[1, 1, 1, 1]).unwrap_err();
         assert_eq!(e.code(), Code::Unimplemented);
     }
 }

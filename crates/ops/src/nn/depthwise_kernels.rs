@@ -5,7 +5,7 @@
 
 use weir_graph::{format_dims, Error, Result};
 
-use super::padding::{conv_output_size, Padding};
+use super::padding::{windowed_output_size, WindowPadding};
 use super::NnFloat;
 
 /// The checked attributes of a depthwise node.
@@ -13,7 +13,7 @@ use super::NnFloat;
 pub(super) struct Attrs {
     pub(super) strides: (usize, usize),
     pub(super) dilations: (usize, usize),
-    pub(super) padding: Padding,
+    pub(super) padding: WindowPadding,
 }
 
 /// The geometry of one depthwise convolution.
@@ -56,9 +56,9 @@ impl Geom {
         }
         let eff = |k: usize, d: usize| k.saturating_sub(1) * d + 1;
         let (oh, pad_top) =
-            conv_output_size(x[1], eff(f[0], a.dilations.0), a.strides.0, a.padding)?;
+            windowed_output_size(x[1], eff(f[0], a.dilations.0), a.strides.0, a.padding, 0)?;
         let (ow, pad_left) =
-            conv_output_size(x[2], eff(f[1], a.dilations.1), a.strides.1, a.padding)?;
+            windowed_output_size(x[2], eff(f[1], a.dilations.1), a.strides.1, a.padding, 1)?;
         Ok(Geom {
             n: x[0],
             h: x[1],
@@ -197,12 +197,13 @@ pub(super) fn backprop_filter<T: NnFloat>(g: &Geom, x: &[T], dy: &[T]) -> Vec<T>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::Padding;
 
     fn attrs(s: (usize, usize), d: (usize, usize), p: Padding) -> Attrs {
         Attrs {
             strides: s,
             dilations: d,
-            padding: p,
+            padding: p.into(),
         }
     }
 

@@ -10,6 +10,7 @@ use weir_graph::{
 };
 
 use super::padding::{conv_output_size, Padding, Window};
+use super::NnNumber;
 
 /// `tf.nn.max_pool_with_argmax(input, ksize, strides, padding)`: the max pool and, for each
 /// output, the flattened input index of its maximum (int64). See [`MaxPoolWithArgmax`].
@@ -223,10 +224,10 @@ impl Kernel for ArgmaxKernel {
         let w = window(&self.attrs, x)?;
         let shape = [w.n, w.oh, w.ow, w.c];
         let dt = x.dtype();
-        let (out, at) = weir_graph::match_real_dtype!(dt, T => {
+        let (out, at) = super::match_real_or_half!(dt, T => {
             let (o, a) = pool(&w, x.as_slice::<T>()?, self.attrs.with_batch);
             (Tensor::from_vec(&shape, o)?, a)
-        }, _ => return Err(Error::invalid_argument(format!("MaxPoolWithArgmax does not take {dt}"))));
+        });
         ctx.set_output(0, out);
         ctx.set_output(1, index_tensor(&shape, at, self.targmax)?);
         Ok(())
@@ -247,14 +248,14 @@ fn indices(t: &Tensor) -> Result<Vec<i64>> {
 /// `LaunchMaxPoolingGradWithArgmax`: per image, each gradient added at its argmax (offset by the
 /// image when the indices omit the batch); an index outside the image is an error where
 /// TensorFlow's CHECK would abort.
-fn scatter<T: TensorType + Copy + std::ops::AddAssign>(
+fn scatter<T: NnNumber>(
     n: usize,
     in_per_image: usize,
     dy: &[T],
     at: &[i64],
     with_batch: bool,
 ) -> Result<Vec<T>> {
-    let mut dx = vec![T::zero(); n * in_per_image];
+    let mut dx = vec![T::ZERO; n * in_per_image];
     let out_per_image = dy.len().checked_div(n).unwrap_or(0);
     for (i, (&g, &a)) in dy.iter().zip(at).enumerate() {
         let b = i / out_per_image.max(1);
@@ -268,7 +269,7 @@ fn scatter<T: TensorType + Copy + std::ops::AddAssign>(
             .ok()
             .filter(|t| (lo..hi).contains(t))
         {
-            Some(t) => dx[t] += g,
+            Some(t) => dx[t] = dx[t].plus(g),
             None => {
                 return Err(Error::invalid_argument(format!(
                     "Invalid output gradient index: {target}, {lo}, {hi}"
@@ -301,8 +302,9 @@ impl Kernel for GradKernel {
         let per = w.h * w.w * w.c;
         let wb = self.attrs.with_batch;
         let dt = x.dtype();
-        let out = weir_graph::match_real_dtype!(dt, T => Tensor::from_vec(x.shape(), scatter(w.n, per, dy.as_slice::<T>()?, &at, wb)?)?,
-            _ => return Err(Error::invalid_argument(format!("MaxPoolGradWithArgmax does not take {dt}"))));
+        let out = super::match_real_or_half!(dt, T => {
+            Tensor::from_vec(x.shape(), scatter(w.n, per, dy.as_slice::<T>()?, &at, wb)?)?
+        });
         ctx.set_output(0, out);
         Ok(())
     }
@@ -354,7 +356,7 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 
 pub(super) fn register() {
     let common = |def: OpDef| {
-        def.type_attr("T", DType::REAL_NUMBER)
+        def.type_attr("T", DType::REAL_AND_HALF)
             .attr("ksize", AttrKind::Ints, None)
             .attr("strides", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)

@@ -247,7 +247,8 @@ fn nn_ops() {
         let x = constant(b.graph(), vals(&[2, 3], 4))?;
         nn::bias_add(&x, b)
     });
-    // Explicit padding: conv2d (zeros in the padding) and max_pool (the padding ignored).
+    // Explicit padding: conv2d and depthwise (zeros in the padding), max_pool (the padding
+    // ignored).
     let pads = [[0, 0], [1, 2], [2, 0], [0, 0]];
     check(&[1, 4, 5, 2], vals(&[1, 4, 5, 2], 1), |x| {
         let w = constant(x.graph(), vals(&[3, 3, 2, 2], 3))?;
@@ -258,6 +259,18 @@ fn nn_ops() {
     check(&[3, 3, 2, 2], vals(&[3, 3, 2, 2], 1), |w| {
         let x = constant(w.graph(), vals(&[1, 4, 5, 2], 3))?;
         nn::Conv2D::new([1, 2, 2, 1], nn::Padding::Valid)
+            .explicit_paddings(pads)
+            .build(&x, w)
+    });
+    check(&[1, 4, 5, 2], vals(&[1, 4, 5, 2], 1), |x| {
+        let w = constant(x.graph(), vals(&[3, 3, 2, 2], 3))?;
+        nn::DepthwiseConv2dNative::new([1, 2, 2, 1], nn::Padding::Valid)
+            .explicit_paddings(pads)
+            .build(x, &w)
+    });
+    check(&[3, 3, 2, 2], vals(&[3, 3, 2, 2], 1), |w| {
+        let x = constant(w.graph(), vals(&[1, 4, 5, 2], 3))?;
+        nn::DepthwiseConv2dNative::new([1, 2, 2, 1], nn::Padding::Valid)
             .explicit_paddings(pads)
             .build(&x, w)
     });

@@ -10,12 +10,15 @@ Run with TensorFlow 2.21: python make_binary_dtypes.py (writes expected.json bes
 """
 import json
 import os
+import sys
 
 import ml_dtypes
 import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tensor_json import encode  # noqa: E402
 
 BF16 = ml_dtypes.bfloat16
 NP = {
@@ -29,25 +32,6 @@ NP = {
     "int64": np.int64,
     "bool": np.bool_,
 }
-BITS = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
-
-
-def encode(a):
-    a = np.asarray(a)
-    dt = a.dtype
-    name = "bfloat16" if dt == BF16 else dt.name
-    flat = a.reshape(-1)
-    if name in BITS:
-        vals = [int(v) for v in flat.view(BITS[name])]
-    elif name == "complex64":
-        vals = [[int(r), int(i)] for r, i in zip(flat.real.astype(np.float32).view(np.uint32), flat.imag.astype(np.float32).view(np.uint32))]
-    elif name == "complex128":
-        vals = [[int(r), int(i)] for r, i in zip(flat.real.view(np.uint64), flat.imag.view(np.uint64))]
-    elif name == "bool":
-        vals = [bool(v) for v in flat]
-    else:
-        vals = [int(v) for v in flat]
-    return {"dtype": name, "shape": list(a.shape), "values": vals}
 
 
 rng = np.random.default_rng(2021)

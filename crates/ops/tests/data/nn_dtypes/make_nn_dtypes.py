@@ -1,11 +1,13 @@
 """Records TensorFlow 2.21's CPU results of BiasAdd, BiasAddV1 and BiasAddGrad on every number
 type (NHWC and NCHW), of MaxPool, MaxPoolV2, MaxPoolGrad and MaxPoolGradV2 on every real type,
 and of padding="EXPLICIT" (explicit_paddings) in MaxPool, MaxPoolGrad, Conv2D,
-Conv2DBackpropInput and Conv2DBackpropFilter, for crates/ops/tests/integration/nn_dtypes.rs.
+Conv2DBackpropInput, Conv2DBackpropFilter and the DepthwiseConv2dNative family, and of
+MaxPoolWithArgmax and MaxPoolGradWithArgmax on the half and integer types, for
+crates/ops/tests/integration/nn_dtypes.rs.
 The convolutions' inputs are small integers, so their float sums are exact in any order.
 
-Tensors are encoded as make_binary_dtypes.py encodes them (half and float elements as their
-IEEE bit patterns, complex elements as [re, im] pairs of them, integers as they are). A case
+Tensors are encoded by ../tensor_json.py (half and float elements as their IEEE bit patterns,
+complex elements as [re, im] pairs of them, integers as they are). A case
 TensorFlow rejects records where ("build": when the node is added; "run": when it runs) and
 its message.
 
@@ -13,14 +15,16 @@ Run with TensorFlow 2.21: python make_nn_dtypes.py (writes expected.json beside 
 """
 import json
 import os
+import sys
 
 import ml_dtypes
 import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tensor_json import encode  # noqa: E402
 BF16 = ml_dtypes.bfloat16
-BITS = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
 NUMBER = {
     "float16": np.float16, "bfloat16": BF16, "float32": np.float32, "float64": np.float64,
     "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
@@ -31,22 +35,6 @@ REAL = {k: v for k, v in NUMBER.items() if not k.startswith("complex")}
 RS = np.random.RandomState(20261128)
 
 
-def encode(a):
-    """make_binary_dtypes.py's encoding."""
-    a = np.asarray(a)
-    name = "bfloat16" if a.dtype == BF16 else a.dtype.name
-    flat = a.reshape(-1)
-    if name in BITS:
-        vals = [int(v) for v in flat.view(BITS[name])]
-    elif name == "complex64":
-        vals = [[int(r), int(i)] for r, i in zip(flat.real.view(np.uint32), flat.imag.view(np.uint32))]
-    elif name == "complex128":
-        vals = [[int(r), int(i)] for r, i in zip(flat.real.view(np.uint64), flat.imag.view(np.uint64))]
-    elif name == "bool":
-        vals = [bool(v) for v in flat]
-    else:
-        vals = [int(v) for v in flat]
-    return {"dtype": name, "shape": list(a.shape), "values": vals}
 CASES = []
 
 
@@ -89,7 +77,11 @@ def record(name, op, inputs, attrs):
         return
     try:
         with tf.Session(graph=g) as s:
-            case["output"] = encode(s.run(y))
+            got = s.run(y)
+            if isinstance(got, (tuple, list)):
+                case["outputs"] = [encode(v) for v in got]
+            else:
+                case["output"] = encode(got)
     except tf.errors.OpError as e:
         # The kernel's words, without TensorFlow's "Graph execution error", "Node: ..." and
         # traceback lines around them.
@@ -226,24 +218,31 @@ def explicit_cases():
            [("orig_input", x), ("orig_output", np.zeros((2, 2, 2, 3), f)),
             ("grad", np.zeros((2, 3, 3, 3), f))],
            {**base, "explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]})
-    # Convolutions: small integer values, exact in any summation order.
-    for dt in ["float32", "float64"]:
-        x = small_ints(dt, shape, -4, 5)
-        for (kh, kw), (sh, sw), (t, b, l, r) in geoms:
-            tag = f"{dt}_k{kh}{kw}_s{sh}{sw}_p{t}{b}{l}{r}"
-            w = small_ints(dt, (kh, kw, 3, 4), -3, 4)
-            attrs = {"strides": [1, sh, sw, 1], "padding": "EXPLICIT",
-                     "explicit_paddings": [0, 0, t, b, l, r, 0, 0]}
-            record(f"explicit_conv2d_{tag}", "Conv2D", [("input", x), ("filter", w)], attrs)
-            oh = (shape[1] + t + b - kh) // sh + 1
-            ow = (shape[2] + l + r - kw) // sw + 1
-            dy = small_ints(dt, (2, oh, ow, 4), -3, 4)
-            record(f"explicit_conv2d_backprop_input_{tag}", "Conv2DBackpropInput",
-                   [("input_sizes", np.array(shape, np.int32)), ("filter", w),
-                    ("out_backprop", dy)], attrs)
-            record(f"explicit_conv2d_backprop_filter_{tag}", "Conv2DBackpropFilter",
-                   [("input", x), ("filter_sizes", np.array([kh, kw, 3, 4], np.int32)),
-                    ("out_backprop", dy)], attrs)
+    # Convolutions: small integer values, exact in any summation order. TensorFlow's depthwise
+    # CPU kernels take equal strides only (weir's take any).
+    dw_geoms = [((3, 3), (2, 2), (1, 2, 2, 0)), ((2, 3), (1, 1), (0, 1, 1, 1)),
+                ((3, 2), (2, 2), (2, 2, 0, 1))]
+    for ops, out_per_in, out_c, conv_geoms in [
+            (("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"), 4, 4, geoms),
+            (("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+              "DepthwiseConv2dNativeBackpropFilter"), 2, 6, dw_geoms)]:
+        for dt in ["float32", "float64"]:
+            x = small_ints(dt, shape, -4, 5)
+            for (kh, kw), (sh, sw), (t, b, l, r) in conv_geoms:
+                tag = f"{ops[0]}_{dt}_k{kh}{kw}_s{sh}{sw}_p{t}{b}{l}{r}"
+                w = small_ints(dt, (kh, kw, 3, out_per_in), -3, 4)
+                attrs = {"strides": [1, sh, sw, 1], "padding": "EXPLICIT",
+                         "explicit_paddings": [0, 0, t, b, l, r, 0, 0]}
+                record(f"explicit_{tag}", ops[0], [("input", x), ("filter", w)], attrs)
+                oh = (shape[1] + t + b - kh) // sh + 1
+                ow = (shape[2] + l + r - kw) // sw + 1
+                dy = small_ints(dt, (2, oh, ow, out_c), -3, 4)
+                record(f"explicit_backprop_input_{tag}", ops[1],
+                       [("input_sizes", np.array(shape, np.int32)), ("filter", w),
+                        ("out_backprop", dy)], attrs)
+                record(f"explicit_backprop_filter_{tag}", ops[2],
+                       [("input", x), ("filter_sizes", np.array([kh, kw, 3, out_per_in], np.int32)),
+                        ("out_backprop", dy)], attrs)
     x = small_ints("float32", shape, -4, 5)
     w = small_ints("float32", (3, 3, 3, 4), -3, 4)
     record("explicit_conv2d_batch_padded", "Conv2D", [("input", x), ("filter", w)],
@@ -255,10 +254,40 @@ def explicit_cases():
             "explicit_paddings": [0, 0, 0, 0, 0, 0, 0, 0]})
 
 
+def argmax_cases():
+    """MaxPoolWithArgmax and its gradient on the types weir took no kernel for."""
+    shape = (2, 4, 5, 3)
+    for dt in ["float16", "bfloat16", "int8", "uint8", "int64"]:
+        x = values(dt, shape, -40, 41)
+        for pad, k, st in [("VALID", [1, 2, 2, 1], [1, 2, 2, 1]), ("SAME", [1, 3, 3, 1], [1, 2, 2, 1])]:
+            for with_batch in [False, True]:
+                tag = f"{dt}_{pad}_{'batch' if with_batch else 'image'}"
+                attrs = {"ksize": k, "strides": st, "padding": pad,
+                         "include_batch_in_index": with_batch}
+                record(f"max_pool_with_argmax_{tag}", "MaxPoolWithArgmax", [("input", x)], attrs)
+                g = tf.Graph()
+                with g.as_default():
+                    _, at = tf.raw_ops.MaxPoolWithArgmax(input=tf.constant(x), **attrs)
+                    with tf.Session() as sess:
+                        at = sess.run(at)
+                dy = values(dt, at.shape, -5, 6)
+                record(f"max_pool_grad_with_argmax_{tag}", "MaxPoolGradWithArgmax",
+                       [("input", x), ("grad", dy), ("argmax", at)], attrs)
+    # Overlapping windows send several gradients to one input: int8 sums wrap.
+    x = np.zeros((1, 3, 3, 1), np.int8)
+    x[0, 1, 1, 0] = 9
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1], "padding": "SAME",
+             "include_batch_in_index": False}
+    record("max_pool_grad_with_argmax_wraps_int8", "MaxPoolGradWithArgmax",
+           [("input", x), ("grad", np.full((1, 3, 3, 1), 100, np.int8)),
+            ("argmax", np.full((1, 3, 3, 1), 4, np.int64))], attrs)
+
+
 def main():
     bias_cases()
     max_pool_cases()
     explicit_cases()
+    argmax_cases()
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json")
     with open(out, "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": CASES}, f, separators=(",", ":"))
