@@ -1,9 +1,10 @@
 //! Elementwise activations and their backward kernels: `Relu`, `Relu6`, `Elu`, `LeakyRelu`,
 //! `ReluGrad`, `Relu6Grad`, `EluGrad`, `LeakyReluGrad`.
 
+use num_traits::{NumCast, Zero};
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, Error, Kernel, Node, OpContext, OpDef, Output, Result,
+    ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef, Output, Result,
 };
 
 use super::{
@@ -161,7 +162,17 @@ impl Kernel for ActKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0);
         let k = self.0;
-        let out = match_float_or_half!(x.dtype(), T => map_in_place::<T>(x, |v| forward(k, v))?);
+        let dt = x.dtype();
+        let out = match k.0 {
+            // The integer Relu and Relu6 kernels (their op defs take no integers for the rest).
+            Act::Relu | Act::Relu6 if dt.is_integer() => {
+                let six = matches!(k.0, Act::Relu6);
+                weir_graph::match_real_dtype!(dt,
+                    T => map_in_place::<T>(x, |v| clamp(v, six))?,
+                    _ => return Err(Error::internal(format!("{dt} is not an integer type"))))
+            }
+            _ => match_float_or_half!(dt, T => map_in_place::<T>(x, |v| forward(k, v))?),
+        };
         ctx.set_output(0, out);
         Ok(())
     }
@@ -173,6 +184,25 @@ enum GradKind {
     Relu6,
     Elu,
     Leaky(f64),
+}
+
+/// Relu (`max(x, 0)`) or Relu6 (also `min(_, 6)`) of an integer.
+fn clamp<T: PartialOrd + Copy + NumCast + Zero>(x: T, relu6: bool) -> T {
+    let x = if x > T::zero() { x } else { T::zero() };
+    match T::from(6) {
+        Some(six) if relu6 && x > six => six,
+        _ => x,
+    }
+}
+
+/// ReluGrad or Relu6Grad of integers: `g` where `0 < x` (and `x < 6` for Relu6), else 0.
+fn clamp_grad<T: PartialOrd + Copy + NumCast + Zero>(g: T, x: T, relu6: bool) -> T {
+    let below_six = T::from(6).is_none_or(|six| x < six);
+    if x > T::zero() && (!relu6 || below_six) {
+        g
+    } else {
+        T::zero()
+    }
 }
 
 fn backward<T: NnFloat>(kind: GradKind, g: T, x: T) -> T {
@@ -216,7 +246,18 @@ impl Kernel for GradKernel {
         let g = ctx.take_input(0);
         let x = ctx.input(1);
         let k = self.0;
-        let out = match_float_or_half!(g.dtype(), T => zip_in_place::<T>(g, x, self.1, |a, b| backward(k, a, b))?);
+        let dt = g.dtype();
+        let out = match k {
+            GradKind::Relu | GradKind::Relu6 if dt.is_integer() => {
+                let six = matches!(k, GradKind::Relu6);
+                weir_graph::match_real_dtype!(dt,
+                    T => zip_in_place::<T>(g, x, self.1, |a, b| clamp_grad(a, b, six))?,
+                    _ => return Err(Error::internal(format!("{dt} is not an integer type"))))
+            }
+            _ => {
+                match_float_or_half!(dt, T => zip_in_place::<T>(g, x, self.1, |a, b| backward(k, a, b))?)
+            }
+        };
         ctx.set_output(0, out);
         Ok(())
     }
@@ -245,12 +286,21 @@ fn make_grad(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
+/// The types TensorFlow's op defs give an activation or its gradient: Relu and Relu6 (with
+/// their gradients) take every real type, the rest the floating types.
+fn act_types(op: &str) -> &'static [DType] {
+    match op {
+        "Relu" | "Relu6" | "ReluGrad" | "Relu6Grad" => DType::REAL_AND_HALF,
+        _ => super::HALF_FLOATS,
+    }
+}
+
 pub(super) fn register() {
     for name in ["Relu", "Relu6", "Elu", "LeakyRelu"] {
         let mut def = OpDef::new(name)
             .input("features", ArgType::Attr("T"))
             .output("activations", ArgType::Attr("T"))
-            .type_attr("T", super::HALF_FLOATS)
+            .type_attr("T", act_types(name))
             .shape_fn(same_as_input0);
         if name == "LeakyRelu" {
             def = def.attr("alpha", AttrKind::Float, Some(AttrValue::Float(0.2)));
@@ -268,7 +318,7 @@ pub(super) fn register() {
             .input("gradients", ArgType::Attr("T"))
             .input(second, ArgType::Attr("T"))
             .output("backprops", ArgType::Attr("T"))
-            .type_attr("T", super::HALF_FLOATS)
+            .type_attr("T", act_types(name))
             .shape_fn(merge_inputs01);
         if name == "LeakyReluGrad" {
             def = def.attr("alpha", AttrKind::Float, Some(AttrValue::Float(0.2)));

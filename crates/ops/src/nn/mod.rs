@@ -341,7 +341,10 @@ pub(crate) fn widen_half(x: &Tensor) -> Result<Tensor> {
 }
 
 /// `x` mapped elementwise by `f`, written into `x`'s own buffer when no one else holds it.
-pub(crate) fn map_in_place<T: NnFloat>(mut x: Tensor, f: impl Fn(T) -> T) -> Result<Tensor> {
+pub(crate) fn map_in_place<T: TensorType + Copy>(
+    mut x: Tensor,
+    f: impl Fn(T) -> T,
+) -> Result<Tensor> {
     for v in x.as_slice_mut::<T>()? {
         *v = f(*v);
     }
@@ -349,7 +352,7 @@ pub(crate) fn map_in_place<T: NnFloat>(mut x: Tensor, f: impl Fn(T) -> T) -> Res
 }
 
 /// `a` combined elementwise with `b` (same shape) by `f(a, b)`, written into `a`'s buffer.
-pub(crate) fn zip_in_place<T: NnFloat>(
+pub(crate) fn zip_in_place<T: TensorType + Copy>(
     mut a: Tensor,
     b: &Tensor,
     what: &str,

@@ -65,6 +65,9 @@ pub fn top_k_v2(
 trait Elem: TensorType + PartialOrd + Copy {
     /// `-inf` for floats, the minimum for integers (Eigen's `MaxReducer::initialize`).
     const FLOOR: Self;
+    /// Lanes in one of Eigen's packets of this type (TensorFlow's AVX build): 32 bytes, but 8
+    /// for the half types (`Packet8h`, `Packet8bf`).
+    const LANES: usize = 32 / std::mem::size_of::<Self>();
 }
 
 macro_rules! elem {
@@ -78,13 +81,23 @@ elem!(f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY, i8 => i8::MIN, i16 => 
     i32 => i32::MIN, i64 => i64::MIN, u8 => u8::MIN, u16 => u16::MIN, u32 => u32::MIN,
     u64 => u64::MIN);
 
+impl Elem for weir_graph::f16 {
+    const FLOOR: Self = weir_graph::f16::NEG_INFINITY;
+    const LANES: usize = 8;
+}
+
+impl Elem for weir_graph::bf16 {
+    const FLOOR: Self = weir_graph::bf16::NEG_INFINITY;
+    const LANES: usize = 8;
+}
+
 /// `k = 1`: TensorFlow takes Eigen's max of the row, then the first column equal to it.
 ///
-/// Eigen (TensorFlow's AVX build) reduces the whole 32-byte packets at the front with a max
-/// that drops NaN, and folds the remaining elements as `if v < acc { acc } else { v }`, which
-/// keeps a NaN only when it is the last element. A NaN maximum equals no column: column 0.
+/// Eigen (TensorFlow's AVX build) reduces the whole packets at the front with a max that drops
+/// NaN, and folds the remaining elements as `if v < acc { acc } else { v }`, which keeps a NaN
+/// only when it is the last element. A NaN maximum equals no column: column 0.
 fn top1<T: Elem>(row: &[T]) -> usize {
-    let width = (32 / std::mem::size_of::<T>()).max(1);
+    let width = T::LANES.max(1);
     let split = row.len() / width * width;
     let mut packed = T::FLOOR;
     for &v in &row[..split] {
@@ -224,10 +237,10 @@ impl Kernel for TopKKernel {
         let mut out_shape = x.shape().to_vec();
         out_shape[lead.len()] = k;
         let dt = x.dtype();
-        let (values, indices) = weir_graph::match_real_dtype!(dt, T => {
+        let (values, indices) = super::match_real_or_half!(dt, T => {
             let (v, i) = top_k_rows::<T>(x.as_slice::<T>()?, cols, k, self.sorted);
             (Tensor::from_vec(&out_shape, v)?, Tensor::from_vec(&out_shape, i)?)
-        }, _ => return Err(Error::invalid_argument(format!("TopKV2 does not take {dt}"))));
+        });
         ctx.set_output(0, values);
         ctx.set_output(1, indices);
         Ok(())
@@ -336,7 +349,7 @@ pub(super) fn register() {
             .output("values", ArgType::Attr("T"))
             .output("indices", ArgType::Fixed(DType::I32))
             .attr("sorted", AttrKind::Bool, Some(AttrValue::Bool(true)))
-            .type_attr("T", DType::REAL_NUMBER)
+            .type_attr("T", DType::REAL_AND_HALF)
             .shape_fn(shape_fn),
     );
     register_kernel("TopKV2", make);

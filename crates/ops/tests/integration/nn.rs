@@ -44,8 +44,10 @@ fn activation_values() -> Result<()> {
     let s = ev(nn::sigmoid(&x)?);
     assert!((s[3] - 1.0 / (1.0 + (-2.0f32).exp())).abs() < 1e-7 && s[2] == 0.5);
     assert!((ev(nn::tanh(&x)?)[3] - 2.0f32.tanh()).abs() < 1e-7);
-    // Integer inputs are refused when the node is built.
-    let e = nn::relu(constant(&g, [1i32])?).unwrap_err();
+    // Relu takes integers, as TensorFlow's does; elu refuses them when the node is built.
+    let r = nn::relu(constant(&g, [-3i32, 4])?)?;
+    assert_eq!(Session::new(&g)?.eval(&r)?.to_vec::<i32>()?, vec![0, 4]);
+    let e = nn::elu(constant(&g, [1i32])?).unwrap_err();
     assert!(e.is_invalid_argument(), "{e}");
     Ok(())
 }

@@ -2,7 +2,8 @@
 type (NHWC and NCHW), of MaxPool, MaxPoolV2, MaxPoolGrad and MaxPoolGradV2 on every real type,
 and of padding="EXPLICIT" (explicit_paddings) in MaxPool, MaxPoolGrad, Conv2D,
 Conv2DBackpropInput, Conv2DBackpropFilter and the DepthwiseConv2dNative family, and of
-MaxPoolWithArgmax and MaxPoolGradWithArgmax on the half and integer types, for
+MaxPoolWithArgmax and MaxPoolGradWithArgmax on the half and integer types, of Relu, Relu6 and
+their gradients on the integer types and of TopKV2 on the half types, for
 crates/ops/tests/integration/nn_dtypes.rs.
 The convolutions' inputs are small integers, so their float sums are exact in any order.
 
@@ -283,11 +284,31 @@ def argmax_cases():
             ("argmax", np.full((1, 3, 3, 1), 4, np.int64))], attrs)
 
 
+def relu_top_k_cases():
+    """Relu, Relu6 and their gradients on the integer types; TopKV2 on the half types."""
+    for dt in ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]:
+        x = values(dt, (3, 7), -9, 10)
+        g = values(dt, (3, 7), -5, 6)
+        for op in ["Relu", "Relu6"]:
+            record(f"{op.lower()}_{dt}", op, [("features", x)], {})
+            record(f"{op.lower()}_grad_{dt}", f"{op}Grad", [("gradients", g), ("features", x)], {})
+    for dt in ["float16", "bfloat16"]:
+        rows = values(dt, (4, 21), -3, 3)
+        rows[1, 5] = rows[1, 9] = rows[1, 14]  # ties
+        rows[2, 3] = np.nan
+        rows[3, 20] = np.nan  # a NaN last
+        for k in [1, 3, 21]:
+            for sorted_ in [True, False]:
+                record(f"top_k_{dt}_k{k}_{'sorted' if sorted_ else 'unsorted'}", "TopKV2",
+                       [("input", rows), ("k", np.array(k, np.int32))], {"sorted": sorted_})
+
+
 def main():
     bias_cases()
     max_pool_cases()
     explicit_cases()
     argmax_cases()
+    relu_top_k_cases()
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json")
     with open(out, "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": CASES}, f, separators=(",", ":"))
