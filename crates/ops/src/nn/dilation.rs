@@ -9,10 +9,11 @@
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
-    Output, Result, Shape, Tensor, TensorType,
+    Output, Result, Shape, Tensor,
 };
 
 use super::padding::{conv_output_size, Padding};
+use super::NnNumber;
 
 /// `tf.compat.v1.nn.dilation2d(input, filter, strides, rates, padding)`: NHWC `input`, filter
 /// `[filter_height, filter_width, depth]`, `strides` and `rates` `[1, s, s, 1]`.
@@ -248,10 +249,9 @@ fn geometry(a: Attrs, x: &Tensor, f: &Tensor) -> Result<Geom> {
     })
 }
 
-/// Numbers a dilation adds and compares; `lowest` is the kernel's starting maximum.
-trait Morph:
-    TensorType + Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::AddAssign
-{
+/// Numbers a dilation adds (integers wrapping, as TensorFlow's do) and compares; `lowest` is
+/// the kernel's starting maximum (`NumTraits::lowest`, the most negative finite value).
+trait Morph: NnNumber + PartialOrd {
     fn lowest() -> Self;
 }
 macro_rules! morph {
@@ -263,7 +263,20 @@ macro_rules! morph {
         }
     )*};
 }
-morph!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+morph!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    weir_graph::f16,
+    weir_graph::bf16
+);
 
 /// Visits every output `(flat output index, max value, input (y, x), filter (y, x))`, the
 /// positions of the first maximum (`None` when no tap lies in the image).
@@ -294,7 +307,7 @@ fn each_max<T: Morph>(
                             }
                             let (iy, ix) = (iy as usize, ix as usize);
                             let v = x[((b * g.h + iy) * g.w + ix) * g.c + c]
-                                + f[(ky * g.fw + kx) * g.c + c];
+                                .plus(f[(ky * g.fw + kx) * g.c + c]);
                             if v > cur {
                                 cur = v;
                                 at = Some(((iy, ix), (ky, kx)));
@@ -326,7 +339,7 @@ fn compute<T: Morph>(
     let (xs, fs) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
     match which {
         Which::Forward => {
-            let mut out = vec![T::zero(); g.n * g.oh * g.ow * g.c];
+            let mut out = vec![T::ZERO; g.n * g.oh * g.ow * g.c];
             each_max(g, xs, fs, |o, v, _| out[o] = v);
             Tensor::from_vec(&[g.n, g.oh, g.ow, g.c], out)
         }
@@ -337,7 +350,7 @@ fn compute<T: Morph>(
             } else {
                 fs.len()
             };
-            let mut out = vec![T::zero(); size];
+            let mut out = vec![T::ZERO; size];
             each_max(g, xs, fs, |o, _, at| {
                 let b = o / (g.oh * g.ow * g.c);
                 let c = o % g.c;
@@ -358,7 +371,7 @@ fn compute<T: Morph>(
                     (_, Some((_, (ky, kx)))) => (ky * g.fw + kx) * g.c + c,
                     (_, None) => c,
                 };
-                out[i] += dy[o];
+                out[i] = out[i].plus(dy[o]);
             });
             Tensor::from_vec(
                 if which == Which::Input {
@@ -399,8 +412,7 @@ impl Kernel for DilationKernel {
             Some(dy)
         };
         let dt = x.dtype();
-        let out = weir_graph::match_real_dtype!(dt, T => compute::<T>(self.which, &g, x, f, dy)?,
-            _ => return Err(Error::invalid_argument(format!("Dilation2D does not take {dt}"))));
+        let out = super::match_real_or_half!(dt, T => compute::<T>(self.which, &g, x, f, dy)?);
         ctx.set_output(0, out);
         Ok(())
     }
@@ -466,7 +478,7 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
 
 pub(super) fn register() {
     let common = |def: OpDef| {
-        def.type_attr("T", DType::REAL_NUMBER)
+        def.type_attr("T", DType::REAL_AND_HALF)
             .attr("strides", AttrKind::Ints, None)
             .attr("rates", AttrKind::Ints, None)
             .attr("padding", AttrKind::Str, None)

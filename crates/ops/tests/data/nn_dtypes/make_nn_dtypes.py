@@ -3,7 +3,8 @@ type (NHWC and NCHW), of MaxPool, MaxPoolV2, MaxPoolGrad and MaxPoolGradV2 on ev
 and of padding="EXPLICIT" (explicit_paddings) in MaxPool, MaxPoolGrad, Conv2D,
 Conv2DBackpropInput, Conv2DBackpropFilter and the DepthwiseConv2dNative family, and of
 MaxPoolWithArgmax and MaxPoolGradWithArgmax on the half and integer types, of Relu, Relu6 and
-their gradients on the integer types and of TopKV2 on the half types, for
+their gradients on the integer types, of TopKV2 on the half types, and of Dilation2D and its
+backprops on the half types and with wrapping integer sums, for
 crates/ops/tests/integration/nn_dtypes.rs.
 The convolutions' inputs are small integers, so their float sums are exact in any order.
 
@@ -303,12 +304,28 @@ def relu_top_k_cases():
                        [("input", rows), ("k", np.array(k, np.int32))], {"sorted": sorted_})
 
 
+def dilation_cases():
+    """Dilation2D and its backprops on the half types, and integer sums that wrap."""
+    attrs = {"strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1], "padding": "SAME"}
+    for dt in ["float16", "bfloat16", "int8", "uint8"]:
+        lo, hi = (100, 127) if dt == "int8" else (-6, 7)
+        x = values(dt, (2, 5, 6, 2), lo, hi)
+        w = values(dt, (2, 3, 2), lo, hi)
+        record(f"dilation2d_{dt}", "Dilation2D", [("input", x), ("filter", w)], attrs)
+        dy = values(dt, (2, 5, 3, 2), lo, hi)
+        record(f"dilation2d_backprop_input_{dt}", "Dilation2DBackpropInput",
+               [("input", x), ("filter", w), ("out_backprop", dy)], attrs)
+        record(f"dilation2d_backprop_filter_{dt}", "Dilation2DBackpropFilter",
+               [("input", x), ("filter", w), ("out_backprop", dy)], attrs)
+
+
 def main():
     bias_cases()
     max_pool_cases()
     explicit_cases()
     argmax_cases()
     relu_top_k_cases()
+    dilation_cases()
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.json")
     with open(out, "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": CASES}, f, separators=(",", ":"))
