@@ -71,8 +71,8 @@ pub fn unsorted_segment_prod(
 }
 
 /// Finite extremes: TensorFlow fills empty max/min segments with `numeric_limits::lowest()` /
-/// `max()`, which for floats are `∓MAX`, not infinities.
-trait Finite: Arith {
+/// `max()`, which for floats are `∓MAX`, not infinities (Dilation2D starts its maxima there).
+pub(crate) trait Finite: Arith {
     const LOWEST: Self;
     const HIGHEST: Self;
 }

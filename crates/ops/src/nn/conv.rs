@@ -10,8 +10,8 @@ use weir_graph::{
 };
 
 use super::padding::{
-    check_nhwc, padding_attrs, read_padding, spatial_pair, static_output_size, ExplicitPaddings,
-    Padding, Window, WindowPadding,
+    check_nhwc, padding_attrs, read_padding, spatial_pair, static_dim, ExplicitPaddings, Padding,
+    Window, WindowPadding,
 };
 use super::{match_float, NnFloat};
 
@@ -432,24 +432,6 @@ fn ctx_attrs(ctx: &InferenceContext<'_>) -> Result<ConvAttrs> {
     )
 }
 
-/// Output size of spatial dimension `axis` (0 height, 1 width) when the input size is known
-/// (and the filter's, unless the padding is SAME).
-fn out_dim(
-    d: Option<usize>,
-    k: Option<usize>,
-    s: usize,
-    p: WindowPadding,
-    axis: usize,
-) -> Result<Option<usize>> {
-    Ok(match (d, k, p) {
-        (Some(d), _, WindowPadding::Named(Padding::Same)) => {
-            Some(static_output_size(d, 1, s, p, axis)?)
-        }
-        (Some(d), Some(k), _) => Some(static_output_size(d, k, s, p, axis)?),
-        _ => None,
-    })
-}
-
 fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let a = ctx_attrs(ctx)?;
     let x = ctx.with_rank(0, 4)?;
@@ -461,8 +443,8 @@ fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
             )));
         }
     }
-    let oh = out_dim(x.dim(1), f.dim(0), a.strides.0, a.padding, 0)?;
-    let ow = out_dim(x.dim(2), f.dim(1), a.strides.1, a.padding, 1)?;
+    let oh = static_dim(x.dim(1), f.dim(0), a.strides.0, a.padding, 0)?;
+    let ow = static_dim(x.dim(2), f.dim(1), a.strides.1, a.padding, 1)?;
     ctx.set_output(0, Shape::new(vec![x.dim(0), oh, ow, f.dim(3)]));
     Ok(())
 }

@@ -12,8 +12,7 @@ use weir_graph::{
 
 use super::depthwise_kernels::{backprop_filter, backprop_input, forward, Attrs, Geom};
 use super::padding::{
-    check_nhwc, padding_attrs, read_padding, static_output_size, ExplicitPaddings, Padding,
-    WindowPadding,
+    check_nhwc, padding_attrs, read_padding, static_dim, ExplicitPaddings, Padding, WindowPadding,
 };
 use super::{match_float, NnFloat};
 
@@ -318,8 +317,8 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     }))
 }
 
-/// The static output size of spatial dim `axis` (0 height, 1 width), with the shape
-/// function's check that the padded input holds the dilated window.
+/// The static output size of spatial dim `axis` (0 height, 1 width): the padded input must
+/// hold the dilated window.
 fn out_dim(
     d: Option<usize>,
     k: Option<usize>,
@@ -328,12 +327,7 @@ fn out_dim(
     p: WindowPadding,
     axis: usize,
 ) -> Result<Option<usize>> {
-    let eff = k.map(|k| k.saturating_sub(1) * dil + 1);
-    Ok(match (d, eff, p) {
-        (Some(d), _, WindowPadding::Named(Padding::Same)) => Some(d.div_ceil(s)),
-        (Some(d), Some(k), _) => Some(static_output_size(d, k, s, p, axis)?),
-        _ => None,
-    })
+    static_dim(d, k.map(|k| k.saturating_sub(1) * dil + 1), s, p, axis)
 }
 
 fn forward_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {

@@ -14,6 +14,7 @@ use weir_graph::{
 
 use super::padding::{conv_output_size, Padding};
 use super::NnNumber;
+use crate::math::unsorted_segment::Finite;
 
 /// `tf.compat.v1.nn.dilation2d(input, filter, strides, rates, padding)`: NHWC `input`, filter
 /// `[filter_height, filter_width, depth]`, `strides` and `rates` `[1, s, s, 1]`.
@@ -249,34 +250,10 @@ fn geometry(a: Attrs, x: &Tensor, f: &Tensor) -> Result<Geom> {
     })
 }
 
-/// Numbers a dilation adds (integers wrapping, as TensorFlow's do) and compares; `lowest` is
-/// the kernel's starting maximum (`NumTraits::lowest`, the most negative finite value).
-trait Morph: NnNumber + PartialOrd {
-    fn lowest() -> Self;
-}
-macro_rules! morph {
-    ($($t:ty),*) => {$(
-        impl Morph for $t {
-            fn lowest() -> Self {
-                <$t>::MIN
-            }
-        }
-    )*};
-}
-morph!(
-    f32,
-    f64,
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    weir_graph::f16,
-    weir_graph::bf16
-);
+/// Numbers a dilation adds (integers wrapping, as TensorFlow's do) and compares; each output's
+/// maximum starts at [`Finite::LOWEST`] (`NumTraits::lowest`, the most negative finite value).
+trait Morph: NnNumber + Finite {}
+impl<T: NnNumber + Finite> Morph for T {}
 
 /// Visits every output `(flat output index, max value, input (y, x), filter (y, x))`, the
 /// positions of the first maximum (`None` when no tap lies in the image).
@@ -293,7 +270,7 @@ fn each_max<T: Morph>(
             for ox in 0..g.ow {
                 let x0 = (ox * g.a.strides.1) as i64 - g.pad_left as i64;
                 for c in 0..g.c {
-                    let mut cur = T::lowest();
+                    let mut cur = T::LOWEST;
                     let mut at = None;
                     for ky in 0..g.fh {
                         let iy = y0 + (ky * g.a.rates.0) as i64;

@@ -10,7 +10,7 @@ use weir_graph::{
 };
 
 use super::match_real_or_half;
-use super::padding::{check_nhwc, spatial_pair, Padding};
+use super::padding::{check_nhwc, spatial_pair, static_dim, Padding};
 use super::pool::{backward, forward, PoolAttrs};
 use crate::array::shape_util::to_i64s;
 
@@ -161,14 +161,7 @@ fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let (k, s) = (to_i64s(&k)?, to_i64s(&s)?);
     let dim = |d: Option<usize>, i: usize| -> Result<Option<usize>> {
         let (k, s) = (k[i].max(0) as usize, s[i].max(0) as usize);
-        match d {
-            // The shape function's own message (`InferenceContext::Subtract`).
-            Some(d) if padding == Padding::Valid && k > d => Err(Error::invalid_argument(format!(
-                "Negative dimension size caused by subtracting {k} from {d}"
-            ))),
-            Some(d) => Ok(Some(super::conv_output_size(d, k, s, padding)?.0)),
-            None => Ok(None),
-        }
+        static_dim(d, Some(k), s, padding.into(), 0)
     };
     let out = Shape::new(vec![
         dim(x.dim(0), 0)?,

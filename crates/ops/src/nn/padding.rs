@@ -153,8 +153,8 @@ pub(crate) fn windowed_output_size(
     Ok((out as usize, before))
 }
 
-/// The output size along `axis` (0 height, 1 width) as TensorFlow's shape functions compute
-/// it for Conv2D and MaxPool: `ceil(input / stride)` for SAME; otherwise the padded input must
+/// The output size along `axis` (0 height, 1 width; read only for explicit paddings) as
+/// TensorFlow's shape functions compute it for Conv2D, MaxPool and their kin: `ceil(input / stride)` for SAME; otherwise the padded input must
 /// hold the window ("Negative dimension size ..." if not) and the output is
 /// `(padded - k) / stride + 1`.
 pub(crate) fn static_output_size(
@@ -164,8 +164,11 @@ pub(crate) fn static_output_size(
     padding: WindowPadding,
     axis: usize,
 ) -> Result<usize> {
+    if stride == 0 {
+        return Err(Error::invalid_argument("Stride must be > 0, but got 0"));
+    }
     let padded = match padding {
-        WindowPadding::Named(Padding::Same) => return Ok(input.div_ceil(stride.max(1))),
+        WindowPadding::Named(Padding::Same) => return Ok(input.div_ceil(stride)),
         WindowPadding::Named(Padding::Valid) => input,
         WindowPadding::Explicit(p) => input + p[2 * axis] + p[2 * axis + 1],
     };
@@ -174,7 +177,26 @@ pub(crate) fn static_output_size(
             "Negative dimension size caused by subtracting {k} from {padded}"
         )));
     }
-    Ok((padded - k) / stride.max(1) + 1)
+    Ok((padded - k) / stride + 1)
+}
+
+/// [`static_output_size`] of a dimension that may be unknown, with a window size that may be
+/// unknown too (SAME needs none): the output size, when known.
+pub(crate) fn static_dim(
+    input: Option<usize>,
+    k: Option<usize>,
+    stride: usize,
+    padding: WindowPadding,
+    axis: usize,
+) -> Result<Option<usize>> {
+    let k = match (k, padding) {
+        (_, WindowPadding::Named(Padding::Same)) => 1,
+        (Some(k), _) => k,
+        (None, _) => return Ok(None),
+    };
+    input
+        .map(|d| static_output_size(d, k, stride, padding, axis))
+        .transpose()
 }
 
 /// Checks a 4-element NHWC `strides` or `ksize` list with 1 in the batch and depth slots and
