@@ -50,6 +50,7 @@ pub mod tensor_array;
 pub mod training;
 
 mod libstdcxx;
+mod libstdcxx_random;
 mod stream_store;
 mod util;
 

@@ -46,8 +46,20 @@ pub fn matching_files(pattern: impl Into<Output>, name: Option<&str>) -> Result<
 
 /// The paths matching one glob `pattern`, in no particular order: TensorFlow's
 /// `GetMatchingPaths`. The components up to the first one with a wildcard are taken as they
-/// are; from there the matching directories are expanded one level at a time.
+/// are; from there the matching directories are expanded one level at a time. Each directory's
+/// entries are taken in name order, so the result does not depend on the file system.
 pub fn matching_paths(pattern: &str) -> Result<Vec<String>> {
+    matching_paths_in(pattern, true)
+}
+
+/// [`matching_paths`] with each directory's entries in the order the file system lists them,
+/// as TensorFlow's `GetMatchingPaths` leaves them: `RecordInput` shuffles its files starting
+/// from that order.
+pub(crate) fn matching_paths_listed(pattern: &str) -> Result<Vec<String>> {
+    matching_paths_in(pattern, false)
+}
+
+fn matching_paths_in(pattern: &str, sorted: bool) -> Result<Vec<String>> {
     if pattern.is_empty() {
         return Ok(Vec::new());
     }
@@ -77,7 +89,9 @@ pub fn matching_paths(pattern: &str) -> Result<Vec<String>> {
                 .flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
-            names.sort();
+            if sorted {
+                names.sort();
+            }
             for name in names {
                 let path = join_path(parent, &name);
                 if !fnmatch_path(level.as_bytes(), path.as_bytes()) {

@@ -69,6 +69,7 @@ mod io_files;
 mod io_proptest;
 mod io_readers;
 mod io_readers_queue;
+mod io_record_input;
 mod io_tfrecord;
 mod linalg_lu_tridiag;
 mod linalg_more;
