@@ -34,11 +34,34 @@ pub fn matmul(a: impl Into<Output>, b: impl Into<Output>) -> Result<Output> {
     MatMul::new().build(a, b)
 }
 
-/// The options of `tf.matmul(a, b, transpose_a=False, transpose_b=False)`.
+/// The options of `tf.matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False,
+/// adjoint_b=False, a_is_sparse=False, b_is_sparse=False, name=None)`.
+///
+/// As TensorFlow's Python builds it: `MatMul` for matrices, `BatchMatMulV2` for stacks of them,
+/// and `SparseMatMul` (a float32 product) when a sparse hint is given for float32 or bfloat16
+/// operands, or when bfloat16 meets another type; a bfloat16 × bfloat16 `SparseMatMul` is cast
+/// back to bfloat16. Adjoints conjugate complex operands.
+///
+/// ```
+/// # use weir_graph::{DType, Graph, Tensor};
+/// # use weir_ops::{array::constant, math::MatMul};
+/// let g = Graph::new();
+/// let x = constant(&g, Tensor::from_vec(&[2, 3], vec![0.0f32, 1.0, 0.0, 0.0, 0.0, 2.0])?)?;
+/// let w = constant(&g, Tensor::from_vec(&[3, 4], vec![1.0f32; 12])?)?;
+/// let y = MatMul::new().a_is_sparse(true).build(&x, &w)?;
+/// assert_eq!(y.op().op_type(), "SparseMatMul");
+/// assert_eq!(y.dtype(), DType::F32);
+/// # Ok::<(), weir_graph::Error>(())
+/// ```
 #[derive(Default)]
 pub struct MatMul {
     transpose_a: bool,
     transpose_b: bool,
+    adjoint_a: bool,
+    adjoint_b: bool,
+    a_is_sparse: bool,
+    b_is_sparse: bool,
+    name: Option<String>,
 }
 
 impl MatMul {
@@ -59,25 +82,120 @@ impl MatMul {
         self
     }
 
+    /// Multiplies by the conjugate transpose of `a`.
+    pub fn adjoint_a(mut self, t: bool) -> MatMul {
+        self.adjoint_a = t;
+        self
+    }
+
+    /// Multiplies by the conjugate transpose of `b`.
+    pub fn adjoint_b(mut self, t: bool) -> MatMul {
+        self.adjoint_b = t;
+        self
+    }
+
+    /// Hints that `a` is mostly zeros (a `SparseMatMul` for float32 and bfloat16 matrices).
+    pub fn a_is_sparse(mut self, s: bool) -> MatMul {
+        self.a_is_sparse = s;
+        self
+    }
+
+    /// Hints that `b` is mostly zeros (a `SparseMatMul` for float32 and bfloat16 matrices).
+    pub fn b_is_sparse(mut self, s: bool) -> MatMul {
+        self.b_is_sparse = s;
+        self
+    }
+
+    /// The op's name (default `MatMul`); helper ops go in a scope of that name.
+    pub fn name(mut self, name: impl Into<String>) -> MatMul {
+        self.name = Some(name.into());
+        self
+    }
+
     /// Adds the node.
     pub fn build(self, a: impl Into<Output>, b: impl Into<Output>) -> Result<Output> {
-        let (a, b) = (a.into(), b.into());
+        let (mut a, mut b) = (a.into(), b.into());
         let g = crate::util::same_graph(&[&a, &b])?.clone();
+        for (x, t, adj) in [
+            ("a", self.transpose_a, self.adjoint_a),
+            ("b", self.transpose_b, self.adjoint_b),
+        ] {
+            if t && adj {
+                return Err(Error::invalid_argument(format!(
+                    "Only one of `transpose_{x}` and `adjoint_{x}` can be True. Received \
+                     `transpose_{x}`=True, `adjoint_{x}`=True."
+                )));
+            }
+        }
+        let scope = g.name_scope(self.name.as_deref().unwrap_or("MatMul"));
+        let conj = |x: Output| {
+            if x.dtype().is_complex() {
+                crate::complex::conj(x)
+            } else {
+                Ok(x)
+            }
+        };
         let batched = |s: &Shape| s.rank().is_none_or(|r| r > 2);
-        if batched(&a.shape()) || batched(&b.shape()) {
+        let sparse_hint = self.a_is_sparse || self.b_is_sparse;
+        if !sparse_hint && (batched(&a.shape()) || batched(&b.shape())) {
+            // BatchMatMulV2 has adjoints only: a transpose is the adjoint of the conjugate.
+            let (mut adj_a, mut adj_b) = (self.adjoint_a, self.adjoint_b);
+            if self.transpose_a {
+                a = conj(a)?;
+                adj_a = true;
+            }
+            if self.transpose_b {
+                b = conj(b)?;
+                adj_b = true;
+            }
             return crate::new_op(&g, "BatchMatMulV2")
+                .name(scope.prefix())
                 .input(a)
                 .input(b)
-                .attr("adj_x", self.transpose_a)
-                .attr("adj_y", self.transpose_b)
+                .attr("adj_x", adj_a)
+                .attr("adj_y", adj_b)
                 .build()?
                 .output(0);
         }
+        // MatMul and SparseMatMul have transposes only: an adjoint is the transpose of the
+        // conjugate.
+        let (mut ta, mut tb) = (self.transpose_a, self.transpose_b);
+        if self.adjoint_a {
+            a = conj(a)?;
+            ta = true;
+        }
+        if self.adjoint_b {
+            b = conj(b)?;
+            tb = true;
+        }
+        let (da, db) = (a.dtype(), b.dtype());
+        let narrow = |d: DType| matches!(d, DType::I8 | DType::U8);
+        let sparse_types = |d: DType| matches!(d, DType::F32 | DType::BF16);
+        let mixed_bf16 =
+            da != db && ((da == DType::BF16 && !narrow(db)) || (db == DType::BF16 && !narrow(da)));
+        if (sparse_hint && sparse_types(da) && sparse_types(db)) || mixed_bf16 {
+            let product = crate::new_op(&g, "SparseMatMul")
+                .name(scope.prefix())
+                .input(a)
+                .input(b)
+                .attr("transpose_a", ta)
+                .attr("transpose_b", tb)
+                .attr("a_is_sparse", self.a_is_sparse)
+                .attr("b_is_sparse", self.b_is_sparse)
+                .build()?
+                .output(0)?;
+            return if da == DType::BF16 && db == DType::BF16 {
+                super::cast(product, DType::BF16)
+            } else {
+                Ok(product)
+            };
+        }
         crate::new_op(&g, "MatMul")
+            .name(scope.prefix())
             .input(a)
             .input(b)
-            .attr("transpose_a", self.transpose_a)
-            .attr("transpose_b", self.transpose_b)
+            .attr("transpose_a", ta)
+            .attr("transpose_b", tb)
             .build()?
             .output(0)
     }
@@ -193,7 +311,12 @@ macro_rules! integer_gemm {
 integer_gemm!(i8, i16, i32, i64, u8, u16);
 
 /// The 2-D product, with ndarray's `dot` for floats (it allocates the output uninitialized).
-fn product2<T: Gemm + LinalgScalar>(ta: bool, tb: bool, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub(super) fn product2<T: Gemm + LinalgScalar>(
+    ta: bool,
+    tb: bool,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Tensor> {
     let av = a
         .view::<T>()?
         .into_dimensionality::<Ix2>()

@@ -24,6 +24,7 @@ mod matmul;
 mod matmul_narrow;
 mod matmul_sparse;
 mod matmul_wide;
+mod sparse_matmul;
 mod misc;
 mod reduce;
 mod reduce_eigen;
@@ -138,6 +139,7 @@ pub(crate) fn register_all_ops() {
     compare::register();
     incomplete::register();
     matmul::register();
+    sparse_matmul::register();
     misc::register();
     reduce::register();
     scan::register();

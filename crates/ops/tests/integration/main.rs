@@ -85,6 +85,7 @@ mod math_cast_select;
 mod math_elementwise;
 mod math_odds;
 mod math_reduce;
+mod math_sparse_matmul;
 mod math_special;
 mod moments_more;
 mod more_ops;

@@ -145,6 +145,64 @@ fn matmul_grad(ctx: &GradContext<'_>) -> Grads {
     Ok(vec![Some(da), Some(db)])
 }
 
+/// TensorFlow's `_SparseMatMulGrad`: the two products through `tf.matmul` with each operand's
+/// sparse hint (an incoming gradient made by `ReluGrad` counts as sparse), a transposed second
+/// operand transposed explicitly, each cast back to its input's dtype.
+fn sparse_matmul_grad(ctx: &GradContext<'_>) -> Grads {
+    let d = ctx.grad0()?;
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let (ta, tb): (bool, bool) = (ctx.attr("transpose_a")?, ctx.attr("transpose_b")?);
+    let (a_sparse, b_sparse): (bool, bool) = (ctx.attr("a_is_sparse")?, ctx.attr("b_is_sparse")?);
+    let d_sparse = d.op().op_type() == "ReluGrad";
+    let hint = |x: &Output| {
+        if x == &a {
+            a_sparse
+        } else if x == &b {
+            b_sparse
+        } else {
+            d_sparse
+        }
+    };
+    let product = |t1: &Output, t2: &Output, out: weir_graph::DType, t_a: bool, t_b: bool| {
+        let (s1, s2) = (hint(t1), hint(t2));
+        let t2 = if t_b {
+            weir_ops::array::transpose_default(t2)?
+        } else {
+            t2.clone()
+        };
+        let p = weir_ops::math::MatMul::new()
+            .transpose_a(t_a)
+            .a_is_sparse(s1)
+            .b_is_sparse(s2)
+            .build(t1, &t2)?;
+        if p.dtype() == out {
+            Ok(p)
+        } else {
+            weir_ops::math::cast(p, out)
+        }
+    };
+    let (da, db) = (a.dtype(), b.dtype());
+    let (ga, gb) = match (ta, tb) {
+        (false, false) => (
+            product(&d, &b, da, false, true)?,
+            product(&a, &d, db, true, false)?,
+        ),
+        (false, true) => (
+            product(&d, &b, da, false, false)?,
+            product(&d, &a, db, true, false)?,
+        ),
+        (true, false) => (
+            product(&b, &d, da, false, true)?,
+            product(&a, &d, db, false, false)?,
+        ),
+        (true, true) => (
+            product(&b, &d, da, true, true)?,
+            product(&d, &a, db, true, true)?,
+        ),
+    };
+    Ok(vec![Some(ga), Some(gb)])
+}
+
 fn batch_matmul_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, a, b) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
     let (adj_a, adj_b): (bool, bool) = (ctx.attr("adj_x")?, ctx.attr("adj_y")?);
@@ -371,6 +429,7 @@ pub(super) fn register() {
     register_gradient("Pow", pow_grad);
     register_gradient("MatMul", matmul_grad);
     register_gradient("BatchMatMulV2", batch_matmul_grad);
+    register_gradient("SparseMatMul", sparse_matmul_grad);
     register_gradient("Sum", sum_grad);
     register_gradient("Mean", mean_grad);
     register_gradient("Max", reduce_extreme_grad);

@@ -52,6 +52,7 @@ mod saver;
 mod segment_more_grad;
 mod signal_dct_grad;
 mod sparse_grad;
+mod sparse_matmul_grad;
 mod sparse_more_grad;
 mod special_more_grad;
 mod spectral_grad;
