@@ -24,6 +24,8 @@ mod shuffle_slots;
 mod shuffle_store;
 mod slots;
 mod stack;
+mod staging;
+mod staging_kernels;
 mod store;
 
 pub use dynamic_partition::dynamic_partition;
@@ -32,6 +34,7 @@ pub use queue::{QueueKind, SessionQueue};
 pub use queue_builders::{FifoQueue, PaddingFifoQueue, PriorityQueue, RandomShuffleQueue};
 pub use queue_handle::Queue;
 pub use stack::{stack, stack_pop, stack_push};
+pub use staging::{StageIndex, StagingArea, StagingAreaBuilder};
 
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
@@ -40,4 +43,5 @@ pub(crate) fn register_all_ops() {
     dynamic_partition::register();
     dynamic_stitch::register();
     stack::register();
+    staging::register();
 }
