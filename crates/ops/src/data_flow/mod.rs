@@ -7,6 +7,9 @@
 //! in TensorFlow's `QueueBase`, and are cancelled by `Session::close` or a run's timeout.
 
 mod attempts;
+mod barrier;
+mod barrier_kernels;
+mod barrier_resource;
 mod dynamic_partition;
 mod dynamic_stitch;
 mod fifo_store;
@@ -28,6 +31,8 @@ mod staging;
 mod staging_kernels;
 mod store;
 
+pub use barrier::{Barrier, BarrierBuilder, NumElements, TakeMany};
+pub use barrier_resource::SessionBarrier;
 pub use dynamic_partition::dynamic_partition;
 pub use dynamic_stitch::{dynamic_stitch, parallel_dynamic_stitch};
 pub use queue::{QueueKind, SessionQueue};
@@ -39,6 +44,7 @@ pub use staging::{StageIndex, StagingArea, StagingAreaBuilder};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     op_defs::register();
+    barrier::register();
     input_ops::register();
     dynamic_partition::register();
     dynamic_stitch::register();
