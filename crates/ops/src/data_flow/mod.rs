@@ -15,6 +15,9 @@ mod dynamic_stitch;
 mod fifo_store;
 pub mod input_ops;
 mod kernels;
+mod map_staging;
+mod map_staging_kernels;
+mod map_staging_store;
 mod md5;
 mod op_defs;
 mod philox;
@@ -35,6 +38,7 @@ pub use barrier::{Barrier, BarrierBuilder, NumElements, TakeMany};
 pub use barrier_resource::SessionBarrier;
 pub use dynamic_partition::dynamic_partition;
 pub use dynamic_stitch::{dynamic_stitch, parallel_dynamic_stitch};
+pub use map_staging::{MapStagingArea, MapStagingAreaBuilder, StagingIndices};
 pub use queue::{QueueKind, SessionQueue};
 pub use queue_builders::{FifoQueue, PaddingFifoQueue, PriorityQueue, RandomShuffleQueue};
 pub use queue_handle::Queue;
@@ -48,6 +52,7 @@ pub(crate) fn register_all_ops() {
     input_ops::register();
     dynamic_partition::register();
     dynamic_stitch::register();
+    map_staging::register();
     stack::register();
     staging::register();
 }

@@ -22,6 +22,7 @@ mod data_csv;
 mod data_experimental;
 mod data_files;
 mod data_flow_barrier;
+mod data_flow_map_staging;
 mod data_flow_staging;
 mod data_generator;
 mod data_group;
