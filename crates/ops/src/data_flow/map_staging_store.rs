@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use weir_graph::{Bytes, CancellationToken, DType, Error, Monitor, Result, Tensor};
+use weir_graph::{CancellationToken, Error, Monitor, Result, Tensor};
+
+use super::staging_kernels::total_bytes;
 
 /// How long a blocked put or get may wait: until the run is cancelled or its deadline passes.
 pub(super) struct Wait<'a> {
@@ -58,22 +60,7 @@ pub(super) struct StagingMap {
     state: Arc<Monitor<State>>,
 }
 
-/// The bytes TensorFlow's `Tensor::TotalBytes` counts: strings are a 24-byte `tstring` each
-/// plus their characters, resource handles the size of TensorFlow's `ResourceHandle`.
-fn total_bytes(t: &Tensor) -> usize {
-    let n = t.num_elements();
-    match t.dtype() {
-        DType::String => {
-            let chars: usize = t
-                .as_slice::<Bytes>()
-                .map_or(0, |s| s.iter().map(Bytes::len).sum());
-            24 * n + chars
-        }
-        DType::Resource => 200 * n,
-        dt => dt.size_of().unwrap_or(0) * n,
-    }
-}
-
+/// What `values` weigh against the memory limit, counted as `StagingArea`'s buffer counts them.
 fn bytes_of(values: &[Tensor]) -> usize {
     values.iter().map(total_bytes).sum()
 }
@@ -348,6 +335,7 @@ impl StagingMap {
 mod tests {
     use super::*;
     use std::time::Duration;
+    use weir_graph::Bytes;
 
     fn key(v: i64) -> Key {
         Key {
