@@ -76,7 +76,8 @@ pub mod prelude {
     pub use weir_ops::data;
     pub use weir_ops::data::Dataset;
     pub use weir_ops::data_flow::{
-        FifoQueue, PaddingFifoQueue, PriorityQueue, Queue, RandomShuffleQueue,
+        Barrier, FifoQueue, MapStagingArea, PaddingFifoQueue, PriorityQueue, Queue,
+        RandomShuffleQueue, StagingArea,
     };
     pub use weir_ops::image::{
         adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, convert_image_dtype,
@@ -90,8 +91,8 @@ pub mod prelude {
     pub use weir_ops::io::example::{Example, Feature, SequenceExample};
     pub use weir_ops::io::{
         matching_files, read_file, tf_record_iterator, write_file, Compression,
-        FixedLengthRecordReader, IdentityReader, Reader, TextLineReader, TfRecordOptions,
-        TfRecordReader, TfRecordWriter, WholeFileReader,
+        FixedLengthRecordReader, IdentityReader, Reader, RecordInput, TextLineReader,
+        TfRecordOptions, TfRecordReader, TfRecordWriter, WholeFileReader,
     };
     pub use weir_ops::linalg;
     pub use weir_ops::linalg::{
