@@ -145,5 +145,6 @@ mod tensor_array;
 mod tensor_array_graph;
 mod tfdata_group_reducer;
 mod training;
+mod training_apply_more_v2;
 mod training_checkpoint_props;
 mod unary_dtypes;

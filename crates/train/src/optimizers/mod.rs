@@ -1,26 +1,32 @@
 //! Optimizers (`tf.train.Optimizer` and its subclasses): `compute_gradients`,
 //! `apply_gradients` and `minimize`, slot variables created where TensorFlow creates them,
-//! and the `Apply*` kernels of `weir_ops::training` doing TensorFlow's updates.
+//! and the `Apply*` kernels of `weir_ops::training` doing TensorFlow's updates; also
+//! `tf.contrib.opt`'s AdaMax, AddSign and PowerSign with their sign decay schedules.
 
 mod adadelta;
 mod adagrad;
 mod adagrad_da;
 mod adam;
+mod adamax;
 mod ftrl;
 mod gradient_descent;
 mod momentum;
 mod proximal;
 mod rmsprop;
+mod sign;
+pub mod sign_decay;
 
 pub use adadelta::AdadeltaOptimizer;
 pub use adagrad::AdagradOptimizer;
 pub use adagrad_da::AdagradDAOptimizer;
 pub use adam::AdamOptimizer;
+pub use adamax::AdaMaxOptimizer;
 pub use ftrl::FtrlOptimizer;
 pub use gradient_descent::GradientDescentOptimizer;
 pub use momentum::MomentumOptimizer;
 pub use proximal::{ProximalAdagradOptimizer, ProximalGradientDescentOptimizer};
 pub use rmsprop::RMSPropOptimizer;
+pub use sign::{AddSignOptimizer, PowerSignOptimizer};
 
 use std::collections::HashMap;
 

@@ -37,6 +37,7 @@ mod nn3d_grad;
 mod nn_extras_grad;
 mod nn_second_grad;
 mod optimizers;
+mod optimizers_contrib;
 mod optimizers_kernel_errors;
 mod optimizers_learning_rate;
 mod optimizers_more;
