@@ -18,6 +18,7 @@ mod clip_by_value_op;
 mod compare;
 mod confusion_matrix;
 mod cumulative_logsumexp;
+pub(crate) mod eigen_exp;
 mod euclidean_norm;
 mod incomplete;
 mod matmul;

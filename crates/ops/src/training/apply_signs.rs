@@ -11,6 +11,7 @@ use weir_graph::{bf16, f16, Output, Result};
 
 use super::apply_extra::Args;
 use super::apply_extra_ops::{build, GradCheck};
+use crate::math::eigen_exp::{exp_f32, exp_f64};
 use crate::nn::NnFloat;
 use crate::state::Variable;
 
@@ -41,66 +42,6 @@ impl EigenExp for bf16 {
     fn eigen_exp(self) -> bf16 {
         bf16::from_f32(exp_f32(self.to_f32()))
     }
-}
-
-/// `2^e * a` as Eigen's `pldexp` forms it: three multiplications by `2^floor(e/4)`, then one by
-/// the rest, so that no power of two overflows.
-fn ldexp_f32(a: f32, e: f32) -> f32 {
-    let e = e.clamp(-278.0, 278.0) as i32;
-    let b = e >> 2;
-    let c = f32::from_bits(((b + 127) as u32) << 23);
-    let rest = e - 3 * b;
-    a * c * c * c * f32::from_bits(((rest + 127) as u32) << 23)
-}
-
-fn ldexp_f64(a: f64, e: f64) -> f64 {
-    let e = e.clamp(-2099.0, 2099.0) as i64;
-    let b = e >> 2;
-    let c = f64::from_bits(((b + 1023) as u64) << 52);
-    let rest = e - 3 * b;
-    a * c * c * c * f64::from_bits(((rest + 1023) as u64) << 52)
-}
-
-/// Eigen's `pexp_float`: a range reduction by `ln 2` in two parts and a degree-7 polynomial.
-fn exp_f32(x0: f32) -> f32 {
-    if x0 < -104.0 {
-        return 0.0;
-    }
-    if x0.is_nan() {
-        return x0;
-    }
-    let x = x0.min(88.723);
-    let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
-    let r = m * -0.693_359_4_f32 + x;
-    let r = m * 2.121_944_4e-4_f32 + r;
-    let r2 = r * r;
-    let p_even = r2 * 1.374_496_4e-3_f32 + 4.166_965_2e-2_f32;
-    let p_odd = r2 * 8.368_945e-3_f32 + 0.166_665_18_f32;
-    let p_even = r2 * p_even + 0.499_999_88_f32;
-    let y = r * p_odd + p_even;
-    let y = r2 * y + (r + 1.0);
-    ldexp_f32(y, m).max(x0)
-}
-
-/// Eigen's `pexp_double`: Cephes' rational approximation after the same reduction.
-fn exp_f64(x0: f64) -> f64 {
-    if x0 < -745.519 {
-        return 0.0;
-    }
-    if x0.is_nan() {
-        return x0;
-    }
-    let x = x0.min(709.784);
-    let fx = (std::f64::consts::LOG2_E * x + 0.5).floor();
-    let x = x - fx * 0.693_145_751_953_125 - fx * 1.428_606_820_309_417_2e-6;
-    let x2 = x * x;
-    let px = 1.261_771_930_748_105_9e-4 * x2 + 3.029_944_077_074_419_6e-2;
-    let px = (px * x2 + 1.0) * x;
-    let qx = 3.001_985_051_386_644_6e-6 * x2 + 2.524_483_403_496_841e-3;
-    let qx = qx * x2 + 2.272_655_482_081_550_3e-1;
-    let qx = qx * x2 + 2.0;
-    let x = px / (qx - px);
-    ldexp_f64(2.0 * x + 1.0, fx).max(x0)
 }
 
 /// Eigen's `sign`: -1, 0 or 1.

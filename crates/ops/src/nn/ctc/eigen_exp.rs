@@ -1,75 +1,8 @@
 //! The softmax of TensorFlow's CTC loss as its x86 build computes it with Eigen: the array
-//! `exp()` (`pexp_float`, `pexp_double`: a different last bit from glibc's `exp`, which the
+//! `exp()` (`crate::math::eigen_exp`: a different last bit from glibc's `exp`, which the
 //! loss's log-space sums carry through), the array `sum()` (AVX packets of 8 floats or 4 doubles
 //! and their pairwise reduction), and TensorFlow's flushing of subnormal results to zero. The
 //! build has no FMA, so each `pmadd` is a multiply then an add, both rounded.
-
-/// `2^e * a` as Eigen's `pldexp` forms it: three multiplications by `2^floor(e/4)`, then one by
-/// the rest, so that no power of two overflows.
-fn ldexp_f32(a: f32, e: f32) -> f32 {
-    let e = e.clamp(-278.0, 278.0) as i32;
-    let b = e >> 2;
-    let c = f32::from_bits(((b + 127) as u32) << 23);
-    let out = a * c * c * c;
-    let rest = e - 3 * b;
-    out * f32::from_bits(((rest + 127) as u32) << 23)
-}
-
-fn ldexp_f64(a: f64, e: f64) -> f64 {
-    let e = e.clamp(-2099.0, 2099.0) as i64;
-    let b = e >> 2;
-    let c = f64::from_bits(((b + 1023) as u64) << 52);
-    let out = a * c * c * c;
-    let rest = e - 3 * b;
-    out * f64::from_bits(((rest + 1023) as u64) << 52)
-}
-
-/// Eigen's `pexp_float` on one element.
-pub(super) fn exp_f32(x0: f32) -> f32 {
-    if x0 < -104.0 {
-        return 0.0;
-    }
-    if x0.is_nan() {
-        return x0;
-    }
-    let x = x0.min(88.723);
-    let m = (x * std::f32::consts::LOG2_E + 0.5).floor();
-    let r = m * -0.693_359_4_f32 + x; // Eigen's -0.693359375f, as f32.
-    let r = m * 2.121_944_4e-4_f32 + r;
-    let r2 = r * r;
-    let p_even = r2 * 1.374_496_4e-3_f32 + 4.166_965_2e-2_f32;
-    let p_odd = r2 * 8.368_945e-3_f32 + 0.166_665_18_f32;
-    let p_even = r2 * p_even + 0.499_999_88_f32;
-    let p_low = r + 1.0;
-    let y = r * p_odd + p_even;
-    let y = r2 * y + p_low;
-    ldexp_f32(y, m).max(x0)
-}
-
-/// Eigen's `pexp_double` on one element.
-pub(super) fn exp_f64(x0: f64) -> f64 {
-    if x0 < -745.519 {
-        return 0.0;
-    }
-    if x0.is_nan() {
-        return x0;
-    }
-    let x = x0.min(709.784);
-    let fx = (std::f64::consts::LOG2_E * x + 0.5).floor();
-    let tmp = fx * 0.693_145_751_953_125;
-    let z = fx * 1.428_606_820_309_417_2e-6;
-    let x = x - tmp - z;
-    let x2 = x * x;
-    let px = 1.261_771_930_748_105_9e-4 * x2 + 3.029_944_077_074_419_6e-2;
-    // Cephes' p2, 9.99999999999999999910e-1, is 1 in double precision.
-    let px = (px * x2 + 1.0) * x;
-    let qx = 3.001_985_051_386_644_6e-6 * x2 + 2.524_483_403_496_841e-3;
-    let qx = qx * x2 + 2.272_655_482_081_550_3e-1;
-    let qx = qx * x2 + 2.0;
-    let x = px / (qx - px);
-    let x = 2.0 * x + 1.0;
-    ldexp_f64(x, fx).max(x0)
-}
 
 /// Eigen's `redux` of a sum over an aligned array on AVX (`lanes` = 8 floats or 4 doubles):
 /// whole packets added lane-wise (two accumulators, then merged), the packet folded in halves,
@@ -117,6 +50,7 @@ pub(super) fn eigen_sum<T: Copy + std::ops::Add<Output = T>>(v: &[T], lanes: usi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::eigen_exp::{exp_f32, exp_f64};
 
     #[test]
     fn close_to_the_exact_exponential() {
@@ -128,7 +62,6 @@ mod tests {
             let xd = f64::from(x);
             assert!((exp_f64(xd) - want).abs() <= 1e-15 * want, "{xd}");
         }
-        assert_eq!(exp_f32(0.0), 1.0);
         let v: Vec<f64> = (0..21).map(|i| f64::from(i) * 0.5).collect();
         assert_eq!(eigen_sum(&v, 4), v.iter().sum::<f64>());
         assert_eq!(eigen_sum(&v[..3], 4), 1.5);

@@ -57,7 +57,7 @@ impl CtcFloat for f32 {
         self.exp()
     }
     fn eigen_exp(self) -> f32 {
-        eigen_exp::exp_f32(self)
+        crate::math::eigen_exp::exp_f32(self)
     }
     const LANES: usize = 8;
 }
@@ -70,7 +70,7 @@ impl CtcFloat for f64 {
         f64::from((self as f32).exp())
     }
     fn eigen_exp(self) -> f64 {
-        eigen_exp::exp_f64(self)
+        crate::math::eigen_exp::exp_f64(self)
     }
     const LANES: usize = 4;
 }
