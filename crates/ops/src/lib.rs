@@ -38,6 +38,7 @@ pub mod lookup;
 pub mod math;
 pub mod nn;
 pub mod parsing;
+pub mod quantization;
 pub mod random;
 pub mod script;
 pub mod sets;
@@ -73,6 +74,7 @@ pub fn register_all_ops() {
         math::register_all_ops();
         nn::register_all_ops();
         parsing::register_all_ops();
+        quantization::register_all_ops();
         state::register_all_ops();
         training::register_all_ops();
         summary::register_all_ops();

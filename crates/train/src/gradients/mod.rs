@@ -27,6 +27,7 @@ mod math_unary_grad;
 mod nn3d_grad;
 mod nn_grad;
 mod nn_second_grad;
+mod quantization_grad;
 mod random_grad;
 mod registry;
 mod resource_gather_grad;
@@ -114,6 +115,7 @@ fn register_all() {
         strided_slice_grad::register();
         random_grad::register();
         resource_gather_grad::register();
+        quantization_grad::register();
         // A read passes its gradient to the variable (TensorFlow's `_ReadGrad`).
         register_gradient("ReadVariableOp", |ctx| Ok(vec![ctx.grad(0).cloned()]));
         for op in NOT_DIFFERENTIABLE {

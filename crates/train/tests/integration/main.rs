@@ -42,6 +42,7 @@ mod optimizers_kernel_errors;
 mod optimizers_learning_rate;
 mod optimizers_more;
 mod optimizers_sparse;
+mod quantization_grad;
 mod queue_runner;
 mod random_grad;
 mod resource_gather_grad;
