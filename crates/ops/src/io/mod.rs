@@ -20,11 +20,11 @@ pub use file_ops::{read_file, write_file};
 pub use input::open_error;
 pub use matching_files::{matching_files, matching_paths};
 pub use options::{Compression, FlushMode, TfRecordOptions};
-pub use record_input::RecordInput;
 pub use readers::{
     FixedLengthRecordReader, IdentityReader, Reader, ReaderResource, TextLineReader,
     TfRecordReader, WholeFileReader,
 };
+pub use record_input::RecordInput;
 pub use tfrecord::{
     tf_record_iterator, RecordReader, RecordWriter, TfRecordIterator, TfRecordWriter,
 };
