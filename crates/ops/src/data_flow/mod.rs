@@ -6,6 +6,12 @@
 //! size ops take that handle. Blocked operations wait in two FIFO lists of attempts, exactly as
 //! in TensorFlow's `QueueBase`, and are cancelled by `Session::close` or a run's timeout.
 
+mod accumulator;
+mod accumulator_builders;
+mod accumulator_dense;
+mod accumulator_kernels;
+mod accumulator_sparse;
+mod accumulator_sparse_builder;
 mod attempts;
 mod barrier;
 mod barrier_kernels;
@@ -34,6 +40,10 @@ mod staging;
 mod staging_kernels;
 mod store;
 
+pub use accumulator_builders::{
+    AccumulatorOptions, ConditionalAccumulator, ReductionType, ScalarArg,
+};
+pub use accumulator_sparse_builder::{IndexedSlices, SparseConditionalAccumulator};
 pub use barrier::{Barrier, BarrierBuilder, NumElements, TakeMany};
 pub use barrier_resource::SessionBarrier;
 pub use dynamic_partition::dynamic_partition;
@@ -48,6 +58,7 @@ pub use staging::{StageIndex, StagingArea, StagingAreaBuilder};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     op_defs::register();
+    accumulator_kernels::register();
     barrier::register();
     input_ops::register();
     dynamic_partition::register();

@@ -21,6 +21,7 @@ mod data_core;
 mod data_csv;
 mod data_experimental;
 mod data_files;
+mod data_flow_accumulator;
 mod data_flow_barrier;
 mod data_flow_map_staging;
 mod data_flow_staging;
