@@ -76,8 +76,8 @@ pub mod prelude {
     pub use weir_ops::data;
     pub use weir_ops::data::Dataset;
     pub use weir_ops::data_flow::{
-        Barrier, FifoQueue, MapStagingArea, PaddingFifoQueue, PriorityQueue, Queue,
-        RandomShuffleQueue, StagingArea,
+        Barrier, ConditionalAccumulator, FifoQueue, MapStagingArea, PaddingFifoQueue,
+        PriorityQueue, Queue, RandomShuffleQueue, SparseConditionalAccumulator, StagingArea,
     };
     pub use weir_ops::image::{
         adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, convert_image_dtype,
@@ -180,9 +180,9 @@ pub mod prelude {
     };
     pub use weir_train::{
         cosine_decay, cosine_decay_restarts, inverse_time_decay, linear_cosine_decay,
-        natural_exp_decay, noisy_linear_cosine_decay, polynomial_decay, AdadeltaOptimizer,
-        AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
-        ProximalGradientDescentOptimizer,
+        natural_exp_decay, noisy_linear_cosine_decay, polynomial_decay, AdaMaxOptimizer,
+        AdadeltaOptimizer, AdagradDAOptimizer, AddSignOptimizer, FtrlOptimizer, PowerSignOptimizer,
+        ProximalAdagradOptimizer, ProximalGradientDescentOptimizer,
     };
     pub use weir_train::{
         export_meta_graph, import_meta_graph, write_graph, CheckpointSaverHook,

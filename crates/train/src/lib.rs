@@ -59,9 +59,10 @@ pub use monitored::{
 };
 pub use moving_averages::ExponentialMovingAverage;
 pub use optimizers::{
-    AdadeltaOptimizer, AdagradDAOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
-    GradAndVar, GradientDescentOptimizer, LearningRate, MomentumOptimizer, Optimizer,
-    OptimizerBase, ProximalAdagradOptimizer, ProximalGradientDescentOptimizer, RMSPropOptimizer,
+    AdaMaxOptimizer, AdadeltaOptimizer, AdagradDAOptimizer, AdagradOptimizer, AdamOptimizer,
+    AddSignOptimizer, FtrlOptimizer, GradAndVar, GradientDescentOptimizer, LearningRate,
+    MomentumOptimizer, Optimizer, OptimizerBase, PowerSignOptimizer, ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer, RMSPropOptimizer,
 };
 pub use queue_runner::{
     add_queue_runner, queue_runners, start_queue_runners, start_queue_runners_with, QueueRunner,
