@@ -5,10 +5,7 @@
 //! TensorFlow's `math_grad.py` does; float16 results match bit for bit, complex ones within
 //! the few ulps the case records (products summed in another order, `Pow`'s logarithm).
 
-#[path = "../../../ops/tests/integration/binary_dtypes/data.rs"]
-mod data;
-
-use data::{check, tensor};
+use crate::tf_tensors::{check, tensor};
 use serde_json::Value;
 use weir_graph::{AttrValue, Graph, Output, Result, Tensor};
 use weir_ops::array::constant;

@@ -1,6 +1,10 @@
 //! weir-train's integration tests, one module per concern, linked into one binary
 //! (a binary per file linked the whole runtime each time).
 
+/// TensorFlow's recorded tensors in JSON, read and compared bit for bit: weir-ops' reader.
+#[path = "../../../ops/tests/integration/binary_dtypes/data.rs"]
+mod tf_tensors;
+
 mod array_more_grad;
 mod binary_dtypes_grad;
 mod checkpoint_utils;

@@ -6,10 +6,7 @@
 //! `QuantizeAndDequantizeV2`/`V3` pass the gradient straight through. Differentiating
 //! through `QuantizeAndDequantizeV4Grad` fails, as TensorFlow's registered gradient does.
 
-#[path = "../../../ops/tests/integration/binary_dtypes/data.rs"]
-mod data;
-
-use data::{check, tensor};
+use crate::tf_tensors::{check, tensor};
 use serde_json::Value;
 use weir_graph::{AttrValue, Graph, Output, Result, Tensor};
 use weir_ops::array::constant;

@@ -4,10 +4,7 @@
 //! `_SparseMatMulGrad` treats as sparse (so both backward products become `SparseMatMul`s).
 //! Inputs are small integers: the values match bit for bit.
 
-#[path = "../../../ops/tests/integration/binary_dtypes/data.rs"]
-mod data;
-
-use data::{compare, tensor};
+use crate::tf_tensors::{compare, tensor};
 use serde_json::Value;
 use weir_graph::{DType, Graph};
 use weir_ops::array::constant;
