@@ -24,8 +24,10 @@ mod packed_varint;
 mod sequence;
 mod sequence_batch;
 mod sequence_ops;
+mod sequence_v2;
 mod sequence_values;
 mod serialize_tensor;
+mod single_example;
 pub(crate) mod sparse_merge;
 mod wire;
 
@@ -47,11 +49,13 @@ pub use features::{
 };
 pub use sequence::{parse_sequence_example_tensors, SequenceConfig, SequenceTensors};
 pub use sequence_batch::{
-    parse_sequence_example, parse_sequence_example_batch, ParseSequenceExample,
+    parse_sequence_example, parse_sequence_example_batch, ParseSequenceExample, RaggedTensors,
     SequenceBatchTensors,
 };
+pub use sequence_v2::{ParseSequenceExampleV2, ParseSequenceExampleV2Outputs, VectorInput};
 pub use sequence_ops::{parse_single_sequence_example, ParseSingleSequenceExample};
 pub use serialize_tensor::{parse_tensor, serialize_tensor};
+pub use single_example::{parse_single_example_v1, ParseSingleExampleOutputs, ParseSingleExampleV1};
 pub use sparse_merge::merge_sparse;
 
 pub(crate) fn register_all_ops() {
@@ -64,5 +68,7 @@ pub(crate) fn register_all_ops() {
     sparse_merge::register();
     sequence_batch::register();
     sequence_ops::register();
+    sequence_v2::register();
     serialize_tensor::register();
+    single_example::register();
 }

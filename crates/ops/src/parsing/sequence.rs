@@ -22,13 +22,24 @@ pub(crate) struct ListSpec {
     pub(crate) allow_missing: bool,
 }
 
+/// A `RaggedFeature` without partitions (the ragged keys of `ParseSequenceExampleV2`): its
+/// values and the dtype of its row splits (int32 or int64).
+#[derive(Clone, Debug)]
+pub(crate) struct RaggedSpec {
+    pub(crate) name: String,
+    pub(crate) dtype: DType,
+    pub(crate) splits: DType,
+}
+
 /// The features one sequence parse extracts.
 #[derive(Clone, Debug)]
 pub struct SequenceConfig {
     pub(crate) ctx_dense: Vec<DenseSpec>,
     pub(crate) ctx_sparse: Vec<(String, DType)>,
+    pub(crate) ctx_ragged: Vec<RaggedSpec>,
     pub(crate) fl_dense: Vec<ListSpec>,
     pub(crate) fl_sparse: Vec<(String, DType)>,
+    pub(crate) fl_ragged: Vec<RaggedSpec>,
 }
 
 impl SequenceConfig {
@@ -41,8 +52,10 @@ impl SequenceConfig {
         let mut cfg = SequenceConfig {
             ctx_dense: Vec::new(),
             ctx_sparse: Vec::new(),
+            ctx_ragged: Vec::new(),
             fl_dense: Vec::new(),
             fl_sparse: Vec::new(),
+            fl_ragged: Vec::new(),
         };
         for (name, f) in &context.map {
             match f {
@@ -193,7 +206,8 @@ pub(crate) fn skip_empty_feature(r: &mut Reader<'_>, dtype: DType) -> bool {
 }
 
 /// Where each requested feature's serialized proto is, after the extraction pass: context
-/// features (dense, then sparse) and feature lists (dense, then sparse), in config order.
+/// features (dense, sparse, then ragged) and feature lists (dense, sparse, then ragged), in
+/// config order.
 pub(crate) struct Protos {
     pub(crate) ctx: Vec<Option<(usize, usize)>>,
     pub(crate) fl: Vec<Option<(usize, usize)>>,
@@ -211,12 +225,14 @@ pub(crate) fn extract(cfg: &SequenceConfig, buf: &[u8], name: &str) -> Result<Pr
         .iter()
         .map(|d| d.name.as_str())
         .chain(cfg.ctx_sparse.iter().map(|s| s.0.as_str()))
+        .chain(cfg.ctx_ragged.iter().map(|r| r.name.as_str()))
         .collect();
     let fl_names: Vec<&str> = cfg
         .fl_dense
         .iter()
         .map(|d| d.name.as_str())
         .chain(cfg.fl_sparse.iter().map(|s| s.0.as_str()))
+        .chain(cfg.fl_ragged.iter().map(|r| r.name.as_str()))
         .collect();
     let mut p = Protos {
         ctx: vec![None; ctx_names.len()],
@@ -259,8 +275,11 @@ pub(crate) fn extract(cfg: &SequenceConfig, buf: &[u8], name: &str) -> Result<Pr
             }
             r.pop_limit(inner);
             let key = &buf[key.0..key.1];
-            if let Some(i) = names.iter().position(|n| n.as_bytes() == key) {
-                slots[i] = Some(value);
+            // TensorFlow keeps one proto per key: features requested twice share it.
+            for (slot, n) in slots.iter_mut().zip(names.iter()) {
+                if n.as_bytes() == key {
+                    *slot = Some(value);
+                }
             }
         }
         r.pop_limit(old);
@@ -417,7 +436,12 @@ pub fn parse_sequence_example_tensors(
     let nd = cfg.ctx_dense.len();
     // Context lengths: a dense feature's length starts at its default's size.
     let mut ctx_len = Vec::with_capacity(p.ctx.len());
-    for (i, proto) in p.ctx.iter().enumerate() {
+    // Ragged features are only parsed in batches (`ParseSequenceExampleV2`).
+    let (nc, nf) = (
+        nd + cfg.ctx_sparse.len(),
+        cfg.fl_dense.len() + cfg.fl_sparse.len(),
+    );
+    for (i, proto) in p.ctx.iter().take(nc).enumerate() {
         let (key, dtype, start) = if i < nd {
             (
                 &cfg.ctx_dense[i].name,
@@ -440,7 +464,7 @@ pub fn parse_sequence_example_tensors(
     }
     let nfd = cfg.fl_dense.len();
     let mut fl_len = Vec::with_capacity(p.fl.len());
-    for (i, proto) in p.fl.iter().enumerate() {
+    for (i, proto) in p.fl.iter().take(nf).enumerate() {
         let (key, dtype) = if i < nfd {
             (&cfg.fl_dense[i].name, cfg.fl_dense[i].dtype)
         } else {

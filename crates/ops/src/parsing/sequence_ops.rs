@@ -369,8 +369,10 @@ pub(super) fn config_of(node: &Node) -> Result<SequenceConfig> {
     Ok(SequenceConfig {
         ctx_dense,
         ctx_sparse: pairs("context_sparse_keys", "context_sparse_types")?,
+        ctx_ragged: Vec::new(),
         fl_dense,
         fl_sparse: pairs("feature_list_sparse_keys", "feature_list_sparse_types")?,
+        fl_ragged: Vec::new(),
     })
 }
 

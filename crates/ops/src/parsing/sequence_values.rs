@@ -158,9 +158,35 @@ pub(crate) fn push_list_sparse<T: Value>(
     values: &mut Vec<T>,
     indices: &mut Vec<i64>,
 ) -> Result<(usize, usize)> {
+    let mut max_cols = 0usize;
+    let mut row = 0i64;
+    let rows = push_list_rows(base, proto, dtype, key, name, values, |added| {
+        max_cols = max_cols.max(added);
+        for i in 0..added {
+            indices.extend(example);
+            indices.push(row);
+            indices.push(i as i64);
+        }
+        row += 1;
+    })?;
+    Ok((rows, max_cols))
+}
+
+/// Appends the values of one example's feature list to `values` row by row, calling `row` with
+/// each row's number of values (0 for an empty `Feature`); returns the number of rows. The pass
+/// TensorFlow's sparse and ragged feature lists share.
+pub(crate) fn push_list_rows<T: Value>(
+    base: &Bytes,
+    proto: Option<(usize, usize)>,
+    dtype: DType,
+    key: &str,
+    name: &str,
+    values: &mut Vec<T>,
+    mut row: impl FnMut(usize),
+) -> Result<usize> {
     let bad =
         || Error::invalid_argument(format!("Error in sequence feature {key} in example {name}"));
-    let (mut rows, mut max_cols) = (0usize, 0usize);
+    let mut rows = 0usize;
     if let Some(p) = proto.filter(|p| p.0 != p.1) {
         let mut r = Reader::new(base, p.0, p.1);
         while !r.at_end() {
@@ -168,15 +194,10 @@ pub(crate) fn push_list_sparse<T: Value>(
                 return Err(bad());
             }
             let fl = r.read_varint32().ok_or_else(bad)?;
+            let mut added = 0;
             if fl > 2 {
                 let old = r.push_limit(fl);
-                let added = feature_values::<T>(base, &mut r, values, false).ok_or_else(bad)?;
-                max_cols = max_cols.max(added);
-                for i in 0..added {
-                    indices.extend(example);
-                    indices.push(rows as i64);
-                    indices.push(i as i64);
-                }
+                added = feature_values::<T>(base, &mut r, values, false).ok_or_else(bad)?;
                 r.pop_limit(old);
             } else if fl == 2 {
                 if !skip_empty_feature(&mut r, dtype) {
@@ -185,8 +206,9 @@ pub(crate) fn push_list_sparse<T: Value>(
             } else if fl != 0 {
                 return Err(bad());
             }
+            row(added);
             rows += 1;
         }
     }
-    Ok((rows, max_cols))
+    Ok(rows)
 }

@@ -106,6 +106,7 @@ mod parsing_decode_compressed;
 mod parsing_decode_json_example;
 mod parsing_ops;
 mod parsing_props;
+mod parsing_single_and_sequence_v2;
 mod parsing_v2;
 mod quantization;
 mod queue_kinds;

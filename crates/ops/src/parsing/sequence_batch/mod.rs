@@ -9,6 +9,7 @@
 //! one example without a batch dimension, as the V2 op does.
 
 mod parse;
+mod ragged;
 
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
@@ -18,6 +19,7 @@ use weir_graph::{
 };
 
 pub use parse::{parse_sequence_example_batch, SequenceBatchTensors};
+pub use ragged::RaggedTensors;
 
 use super::features::{Feature, Features, ParsedFeature, ParsedFeatures};
 use super::sequence::SequenceConfig;

@@ -18,6 +18,7 @@ use super::super::sequence_values::{
     check_context_length, list_rows, push_context_dense, push_context_sparse, push_list_dense,
     push_list_sparse,
 };
+use super::ragged::{self, RaggedTensors};
 
 /// What `parse_sequence_example` returns for a batch: context features, feature lists, and the
 /// number of rows of each dense feature list in each example.
@@ -31,26 +32,30 @@ pub struct SequenceBatchTensors {
     pub feature_lists: ParsedTensors,
     /// int64 `[B]` per dense feature list: its number of rows in each example.
     pub lengths: Vec<Tensor>,
+    /// Ragged context features (`ParseSequenceExampleV2`'s context ragged keys).
+    pub context_ragged: Vec<RaggedTensors>,
+    /// Ragged feature lists (`ParseSequenceExampleV2`'s feature-list ragged keys).
+    pub feature_list_ragged: Vec<RaggedTensors>,
 }
 
 /// The batch being parsed, and how its examples are named in errors.
-struct Batch<'a> {
-    serialized: &'a [Bytes],
+pub(super) struct Batch<'a> {
+    pub(super) serialized: &'a [Bytes],
     names: &'a [Bytes],
-    protos: Vec<Protos>,
+    pub(super) protos: Vec<Protos>,
     /// Whether outputs have a batch dimension (false: one scalar example, as TensorFlow parses
     /// a scalar `serialized`).
-    batch: bool,
+    pub(super) batch: bool,
 }
 
 impl Batch<'_> {
-    fn name(&self, e: usize) -> String {
+    pub(super) fn name(&self, e: usize) -> String {
         self.names
             .get(e)
             .map_or_else(|| "<unknown>".to_string(), |n| lossy(n).into_owned())
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.serialized.len()
     }
 
@@ -105,14 +110,16 @@ pub fn parse_sequence_example_batch(
         let p = extract(cfg, ser, &b.name(e))?;
         b.protos.push(p);
     }
-    // Sizes across the batch: a context dense feature's starts at its default's size.
+    // Sizes across the batch: a context dense feature's starts at its default's size. Counting
+    // checks every requested feature's type before any output is made, as TensorFlow does.
     let nd = cfg.ctx_dense.len();
     let ctx_keys = cfg
         .ctx_dense
         .iter()
         .zip(ctx_defaults)
         .map(|(d, t)| (&d.name, d.dtype, t.num_elements()))
-        .chain(cfg.ctx_sparse.iter().map(|(k, t)| (k, *t, 0)));
+        .chain(cfg.ctx_sparse.iter().map(|(k, t)| (k, *t, 0)))
+        .chain(cfg.ctx_ragged.iter().map(|r| (&r.name, r.dtype, 0)));
     let mut ctx_len = Vec::with_capacity(nd + cfg.ctx_sparse.len());
     for (i, (key, dtype, mut len)) in ctx_keys.enumerate() {
         for (e, (p, ser)) in b.protos.iter().zip(serialized).enumerate() {
@@ -134,7 +141,8 @@ pub fn parse_sequence_example_batch(
         .fl_dense
         .iter()
         .map(|d| (&d.name, d.dtype))
-        .chain(cfg.fl_sparse.iter().map(|(k, t)| (k, *t)));
+        .chain(cfg.fl_sparse.iter().map(|(k, t)| (k, *t)))
+        .chain(cfg.fl_ragged.iter().map(|r| (&r.name, r.dtype)));
     let mut fl_len = Vec::with_capacity(nfd + cfg.fl_sparse.len());
     for (i, (key, dtype)) in fl_keys.enumerate() {
         let mut len = 0usize;
@@ -178,6 +186,7 @@ pub fn parse_sequence_example_batch(
         .enumerate()
         .map(|(i, (key, dtype))| with_value_type!(*dtype, T => list_sparse::<T>(&b, nfd + i, *dtype, key)))
         .collect::<Result<Vec<_>>>()?;
+    let (context_ragged, feature_list_ragged) = ragged::parse(cfg, &b)?;
     Ok(SequenceBatchTensors {
         context: ParsedTensors {
             dense: ctx_dense,
@@ -188,6 +197,8 @@ pub fn parse_sequence_example_batch(
             sparse: fl_sparse,
         },
         lengths,
+        context_ragged,
+        feature_list_ragged,
     })
 }
 
@@ -312,11 +323,11 @@ fn list_sparse<T: Value>(b: &Batch<'_>, i: usize, dtype: DType, key: &str) -> Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::parsing::{Features, FixedLenFeature, FixedLenSequenceFeature, VarLenFeature};
 
-    fn delim(tag: u8, body: &[u8]) -> Vec<u8> {
+    pub(in super::super) fn delim(tag: u8, body: &[u8]) -> Vec<u8> {
         let mut out = vec![tag << 3 | 2];
         let mut n = body.len();
         while n >= 0x80 {
@@ -329,11 +340,11 @@ mod tests {
     }
 
     /// A `Feature` holding packed int64 values (each below 128).
-    fn ints(v: &[u8]) -> Vec<u8> {
+    pub(in super::super) fn ints(v: &[u8]) -> Vec<u8> {
         delim(3, &delim(1, v))
     }
 
-    fn floats(v: &[f32]) -> Vec<u8> {
+    pub(in super::super) fn floats(v: &[f32]) -> Vec<u8> {
         let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         delim(2, &delim(1, &b))
     }
@@ -343,7 +354,10 @@ mod tests {
     }
 
     /// A SequenceExample: context features and feature lists (rows of `Feature` bytes).
-    fn example(ctx: &[(&str, Vec<u8>)], lists: &[(&str, Vec<Vec<u8>>)]) -> Bytes {
+    pub(in super::super) fn example(
+        ctx: &[(&str, Vec<u8>)],
+        lists: &[(&str, Vec<Vec<u8>>)],
+    ) -> Bytes {
         let c: Vec<u8> = ctx.iter().flat_map(|(k, v)| entry(k, v)).collect();
         let l: Vec<u8> = lists
             .iter()
