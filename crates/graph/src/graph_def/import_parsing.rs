@@ -1,7 +1,8 @@
 //! TensorFlow's Example parsers whose feature keys are inputs (`ParseExample` as TensorFlow 1.x
-//! writes it, `ParseSingleSequenceExample`, and TensorFlow 2's `ParseSequenceExampleV2`, read
-//! as TensorFlow 1.13's `ParseSequenceExample`), read as weir's forms of the same ops, which
-//! name the keys in attributes. The keys must be constants, as TensorFlow's Python writes them.
+//! writes it, `ParseSingleSequenceExample`), read as weir's forms of the same ops, which name the
+//! keys in attributes. The keys must be constants, as TensorFlow's Python writes them.
+//! TensorFlow 2's `ParseSequenceExampleV2` takes its keys as inputs in weir too, so it imports
+//! as it is.
 
 use std::collections::HashMap;
 
@@ -172,63 +173,6 @@ pub(super) fn weir_form(
             let keep = std::iter::once(0).chain(at..at + defaults).collect();
             Ok(Some(WeirForm {
                 op: "ParseSingleSequenceExample",
-                keep,
-                attrs,
-            }))
-        }
-        // TensorFlow 2's parse_single_sequence_example and parse_sequence_example: serialized,
-        // debug_name, then key vectors (context sparse, dense, ragged; feature-list sparse,
-        // dense, ragged), the dense features assumed empty when missing, the context defaults.
-        // Without ragged features its outputs are those of TensorFlow 1.13's
-        // ParseSequenceExample, weir's batched sequence parser, which also parses a scalar.
-        "ParseSequenceExampleV2" => {
-            let ragged = |k: &str| match n.attr.get(k).and_then(|a| a.value.as_ref()) {
-                Some(Value::List(l)) => !l.r#type.is_empty(),
-                _ => false,
-            };
-            if ragged("context_ragged_value_types") || ragged("feature_list_ragged_value_types") {
-                return Err(Error::unimplemented(format!(
-                    "Node '{}': weir does not parse RaggedFeatures",
-                    n.name
-                )));
-            }
-            let mut attrs = copy(SEQUENCE_ATTRS);
-            for (group, input) in [
-                ("context_sparse_keys", 2),
-                ("context_dense_keys", 3),
-                ("feature_list_sparse_keys", 5),
-            ] {
-                attrs.push((group.into(), strs(constant_strings(n, input, by_name)?)));
-            }
-            // Here a bool per dense feature list (weir's, like TensorFlow 1.x's, names them).
-            let dense = constant_strings(n, 6, by_name)?;
-            let assumed = constant(n, 8, by_name)?.to_vec::<bool>()?;
-            let missing = dense
-                .iter()
-                .zip(&assumed)
-                .filter(|(_, &a)| a)
-                .map(|(k, _)| k.clone())
-                .collect();
-            attrs.push(("feature_list_dense_keys".into(), strs(dense)));
-            attrs.push((
-                "feature_list_dense_missing_assumed_empty".into(),
-                strs(missing),
-            ));
-            attrs.extend(copy(&["Nfeature_list_dense"]));
-            let context_dense = match n.attr.get("Tcontext_dense").and_then(|a| a.value.as_ref()) {
-                Some(Value::List(l)) => l.r#type.len(),
-                _ => 0,
-            };
-            attrs.push((
-                "Ncontext_dense".into(),
-                AttrValueProto {
-                    value: Some(Value::I(context_dense as i64)),
-                },
-            ));
-            let data_inputs = n.input.iter().filter(|i| !i.starts_with('^')).count();
-            let keep = [0, 1].into_iter().chain(9..data_inputs).collect();
-            Ok(Some(WeirForm {
-                op: "ParseSequenceExample",
                 keep,
                 attrs,
             }))

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use weir_graph::graph_def::{proto::GraphDef, ImportGraphDef, Message};
-use weir_graph::{Code, DType, Graph, Output, Shape, Tensor};
+use weir_graph::{DType, Graph, Output, Shape, Tensor};
 use weir_ops::array::{constant, placeholder};
 use weir_ops::import_graph_def;
 use weir_ops::parsing::{ParseSequenceExampleV2, ParseSingleExampleV1, VectorInput};
@@ -197,9 +197,8 @@ fn every_case_matches_tensorflow() {
 }
 
 /// The GraphDefs TensorFlow wrote (graphs.json names them, their feeds and fetches, and the
-/// values TensorFlow computed) import and compute the same values here. A `ParseSequenceExample`
-/// GraphDef with ragged features is only run when the importer keeps `ParseSequenceExampleV2`
-/// as it is: otherwise it must fail with the importer's own "does not parse RaggedFeatures".
+/// values TensorFlow computed) import and compute the same values here, the one with ragged
+/// features included: the importer keeps `ParseSequenceExampleV2` as it is.
 #[test]
 fn graph_defs_written_by_tensorflow_import_and_run() {
     let text = std::fs::read_to_string(data("graphs.json")).unwrap();
@@ -216,15 +215,8 @@ fn graph_defs_written_by_tensorflow_import_and_run() {
             tf_ops[0]
         );
         let g = Graph::new();
-        if let Err(e) = import_graph_def(&g, &ImportGraphDef::new(&def).name("")) {
-            assert!(
-                file.ends_with("_ragged.pb")
-                    && e.code() == Code::Unimplemented
-                    && e.message().ends_with("weir does not parse RaggedFeatures"),
-                "{file}: {e}"
-            );
-            continue;
-        }
+        import_graph_def(&g, &ImportGraphDef::new(&def).name(""))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         if tf_ops[0] == "ParseSingleExample" {
             let kept = g.operations().iter().any(|o| o.op_type() == tf_ops[0]);
             assert!(kept, "{file}: the op is imported as it is");
