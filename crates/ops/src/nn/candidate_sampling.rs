@@ -2,7 +2,9 @@
 //! `tf.random.log_uniform_candidate_sampler`, `tf.nn.compute_accidental_hits`): the ops
 //! `UniformCandidateSampler`, `LogUniformCandidateSampler`, `FixedUnigramCandidateSampler`
 //! (its unigram table is in `fixed_unigram.rs`) and `ComputeAccidentalHits`, with
-//! TensorFlow's attrs, defaults, shape functions and error messages.
+//! TensorFlow's attrs, defaults, shape functions and error messages; the checks, drawing loop
+//! and op signature shared with `AllCandidateSampler` (`all_sampler.rs`) and the learned
+//! unigram samplers (`unigram_sampler.rs`).
 //!
 //! The samplers draw exactly as TensorFlow's kernels (`candidate_sampler_ops.cc`,
 //! `range_sampler.cc`) draw: each run reserves `2048 * num_sampled` 32-bit samples of the
@@ -49,6 +51,15 @@ impl CandidateSamples {
             true_expected_count: true_expected_count.into(),
             sampled_expected_count: sampled_expected_count.into(),
         }
+    }
+
+    /// The three outputs of a sampler node.
+    pub(super) fn of(node: &weir_graph::Operation) -> Result<CandidateSamples> {
+        Ok(CandidateSamples {
+            sampled_candidates: node.output(0)?,
+            true_expected_count: node.output(1)?,
+            sampled_expected_count: node.output(2)?,
+        })
     }
 }
 
@@ -109,7 +120,7 @@ pub fn log_uniform_candidate_sampler(
     )
 }
 
-fn to_i64(v: usize, what: &str) -> Result<i64> {
+pub(super) fn to_i64(v: usize, what: &str) -> Result<i64> {
     i64::try_from(v).map_err(|_| Error::invalid_argument(format!("{what} {v} is too large")))
 }
 
@@ -133,11 +144,7 @@ fn sampler(
         .attr("seed", s1)
         .attr("seed2", s2)
         .build()?;
-    Ok(CandidateSamples {
-        sampled_candidates: node.output(0)?,
-        true_expected_count: node.output(1)?,
-        sampled_expected_count: node.output(2)?,
-    })
+    CandidateSamples::of(&node)
 }
 
 /// `tf.nn.compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None)`:
@@ -178,7 +185,7 @@ pub fn compute_accidental_hits(
 }
 
 /// TensorFlow's `SimplePhilox` over a `SingleSampleAdapter`.
-struct SimplePhilox<'a>(Single<'a>);
+pub(super) struct SimplePhilox<'a>(pub(super) Single<'a>);
 
 impl SimplePhilox<'_> {
     fn rand64(&mut self) -> u64 {
@@ -187,8 +194,9 @@ impl SimplePhilox<'_> {
         lo | hi << 32
     }
 
-    /// `ExactUniformInt<uint32>` (`SimplePhilox::Uniform`).
-    fn uniform32(&mut self, n: u32) -> u32 {
+    /// `ExactUniformInt<uint32>` (`SimplePhilox::Uniform`), also `WeightedPicker`'s
+    /// `UnbiasedUniform`: both mask a power of two and reject the values that skew the modulus.
+    pub(super) fn uniform32(&mut self, n: u32) -> u32 {
         if n <= 1 {
             self.0.next_u32();
             return 0;
@@ -298,41 +306,43 @@ impl RangeSampler {
             }
         }
     }
+}
 
-    /// `SampleBatchGetExpectedCount`: fills `batch` and returns the expected counts of the
-    /// batch and of `extras`.
-    fn sample_batch(
-        &self,
-        rnd: &mut SimplePhilox<'_>,
-        unique: bool,
-        batch: &mut [i64],
-        extras: &[i64],
-    ) -> (Vec<f32>, Vec<f32>) {
-        let batch_size = batch.len();
-        let num_tries = if unique {
-            let mut used = HashSet::with_capacity(batch_size);
-            let (mut picked, mut tries) = (0usize, 0usize);
-            while picked < batch_size {
-                tries += 1;
-                let v = self.sample(rnd);
-                if used.insert(v) {
-                    batch[picked] = v;
-                    picked += 1;
-                }
+/// `RangeSampler::SampleBatchGetExpectedCount` over any sampler's `Sample` and `Probability`:
+/// fills `batch` (with distinct values if `unique`, redrawing repeats) and returns the expected
+/// counts of the batch and of `extras`.
+pub(super) fn sample_batch(
+    rnd: &mut SimplePhilox<'_>,
+    unique: bool,
+    batch: &mut [i64],
+    extras: &[i64],
+    mut sample: impl FnMut(&mut SimplePhilox<'_>) -> i64,
+    probability: impl Fn(i64) -> f32,
+) -> (Vec<f32>, Vec<f32>) {
+    let batch_size = batch.len();
+    let num_tries = if unique {
+        let mut used = HashSet::with_capacity(batch_size);
+        let (mut picked, mut tries) = (0usize, 0usize);
+        while picked < batch_size {
+            tries += 1;
+            let v = sample(rnd);
+            if used.insert(v) {
+                batch[picked] = v;
+                picked += 1;
             }
-            tries
-        } else {
-            for b in batch.iter_mut() {
-                *b = self.sample(rnd);
-            }
-            batch_size
-        };
-        let count = |v: i64| expected_count(self.probability(v), batch_size, num_tries);
-        (
-            batch.iter().map(|&v| count(v)).collect(),
-            extras.iter().map(|&v| count(v)).collect(),
-        )
-    }
+        }
+        tries
+    } else {
+        for b in batch.iter_mut() {
+            *b = sample(rnd);
+        }
+        batch_size
+    };
+    let count = |v: i64| expected_count(probability(v), batch_size, num_tries);
+    (
+        batch.iter().map(|&v| count(v)).collect(),
+        extras.iter().map(|&v| count(v)).collect(),
+    )
 }
 
 /// TensorFlow's `ExpectedCountHelper`, in float as it computes it.
@@ -354,20 +364,14 @@ struct SamplerKernel {
 impl Kernel for SamplerKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let t = ctx.input(0);
-        if t.rank() != 2 {
-            return Err(Error::invalid_argument("true_classes must be a matrix"));
-        }
+        let true_classes = check_true_classes(
+            t,
+            self.num_true,
+            self.num_sampled,
+            self.unique,
+            self.sampler.range(),
+        )?;
         let batch = t.shape()[0];
-        if t.shape()[1] as i64 != self.num_true {
-            return Err(Error::invalid_argument(format!(
-                "true_classes must have num_true columns, expected: {} was: {}",
-                t.shape()[1],
-                self.num_true
-            )));
-        }
-        if self.unique && self.num_sampled > self.sampler.range() {
-            return Err(Error::invalid_argument("Sampler's range is too small."));
-        }
         if self.unique && self.num_sampled > self.sampler.support() {
             // TensorFlow would resample for ever.
             return Err(Error::invalid_argument(format!(
@@ -376,14 +380,19 @@ impl Kernel for SamplerKernel {
                 self.num_sampled
             )));
         }
-        let true_classes = t.as_slice::<i64>()?;
         let n = self.num_sampled as usize;
         let mut local = self.gen.reserve_words(2048 * self.num_sampled as u64);
         let mut rnd = SimplePhilox(Single::new(&mut local));
         let mut batch_out = vec![0i64; n];
-        let (sampled_count, true_count) =
-            self.sampler
-                .sample_batch(&mut rnd, self.unique, &mut batch_out, true_classes);
+        let s = &self.sampler;
+        let (sampled_count, true_count) = sample_batch(
+            &mut rnd,
+            self.unique,
+            &mut batch_out,
+            true_classes,
+            |r| s.sample(r),
+            |v| s.probability(v),
+        );
         ctx.set_output(0, Tensor::from_vec(&[n], batch_out)?);
         ctx.set_output(
             1,
@@ -392,6 +401,38 @@ impl Kernel for SamplerKernel {
         ctx.set_output(2, Tensor::from_vec(&[n], sampled_count)?);
         Ok(())
     }
+}
+
+/// `BaseCandidateSamplerOp`'s checks of a run, in its order: `true_classes` is a
+/// `[batch, num_true]` matrix, `unique` asks for no more than `range` values, and every true
+/// class is in `[0, range)`. Returns the true classes.
+pub(super) fn check_true_classes(
+    t: &Tensor,
+    num_true: i64,
+    num_sampled: i64,
+    unique: bool,
+    range: i64,
+) -> Result<&[i64]> {
+    if t.rank() != 2 {
+        return Err(Error::invalid_argument("true_classes must be a matrix"));
+    }
+    // TensorFlow's message names the columns first.
+    if t.shape()[1] as i64 != num_true {
+        return Err(Error::invalid_argument(format!(
+            "true_classes must have num_true columns, expected: {} was: {num_true}",
+            t.shape()[1],
+        )));
+    }
+    if unique && num_sampled > range {
+        return Err(Error::invalid_argument("Sampler's range is too small."));
+    }
+    let classes = t.as_slice::<i64>()?;
+    if let Some(c) = classes.iter().find(|&&c| !(0..range).contains(&c)) {
+        return Err(Error::invalid_argument(format!(
+            "`true_candidate` out of range [0, {range}), received {c}"
+        )));
+    }
+    Ok(classes)
 }
 
 struct AccidentalHitsKernel {
@@ -501,18 +542,30 @@ fn fixed_unigram_attrs(mut def: OpDef) -> OpDef {
     )
 }
 
+/// The signature every candidate sampler op shares, without its seeds (added last, after the
+/// sampler's own attrs); `AllCandidateSampler` has no `range_max`.
+pub(super) fn sampler_def(name: &'static str, range_max: bool) -> OpDef {
+    let def = OpDef::new(name)
+        .input("true_classes", ArgType::Fixed(DType::I64))
+        .output("sampled_candidates", ArgType::Fixed(DType::I64))
+        .output("true_expected_count", ArgType::Fixed(DType::F32))
+        .output("sampled_expected_count", ArgType::Fixed(DType::F32))
+        .int_attr_min("num_true", 1)
+        .int_attr_min("num_sampled", 1)
+        .attr("unique", AttrKind::Bool, None)
+        .shape_fn(sampler_shape_fn);
+    if range_max {
+        def.int_attr_min("range_max", 1)
+    } else {
+        def
+    }
+}
+
 pub(super) fn register() {
+    super::all_sampler::register();
+    super::unigram_sampler::register();
     for name in SAMPLERS {
-        let def = OpDef::new(name)
-            .input("true_classes", ArgType::Fixed(DType::I64))
-            .output("sampled_candidates", ArgType::Fixed(DType::I64))
-            .output("true_expected_count", ArgType::Fixed(DType::F32))
-            .output("sampled_expected_count", ArgType::Fixed(DType::F32))
-            .int_attr_min("num_true", 1)
-            .int_attr_min("num_sampled", 1)
-            .attr("unique", AttrKind::Bool, None)
-            .int_attr_min("range_max", 1)
-            .shape_fn(sampler_shape_fn);
+        let def = sampler_def(name, true);
         let def = if name == "FixedUnigramCandidateSampler" {
             fixed_unigram_attrs(def)
         } else {

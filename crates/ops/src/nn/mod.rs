@@ -65,6 +65,9 @@ mod sampled_losses;
 mod softmax;
 mod top_k;
 mod unary_grad;
+// Registered by `candidate_sampling::register`.
+mod all_sampler;
+mod unigram_sampler;
 
 pub use activations::{
     elu, elu_grad, leaky_relu, leaky_relu_grad, leaky_relu_with_alpha, relu, relu6, relu6_grad,
@@ -73,6 +76,7 @@ pub use activations::{
 pub use activations_more::{
     crelu, crelu_with_axis, selu, selu_grad, softplus, softplus_grad, softsign, softsign_grad,
 };
+pub use all_sampler::{all_candidate_sampler, AllCandidateSampler};
 pub use atrous_conv::atrous_conv2d;
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
 pub use bias_add::{bias_add, bias_add_grad, bias_add_v1, BiasAdd};
@@ -121,6 +125,10 @@ pub use pool3d::{
 pub use sampled_losses::{nce_loss, sampled_softmax_loss, SampledLoss};
 pub use softmax::{log_softmax, softmax};
 pub use top_k::{top_k, top_k_v2};
+pub use unigram_sampler::{
+    learned_unigram_candidate_sampler, thread_unsafe_unigram_candidate_sampler,
+    LearnedUnigramCandidateSampler,
+};
 
 use num_traits::Float;
 use weir_graph::{

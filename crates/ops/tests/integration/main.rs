@@ -96,6 +96,7 @@ mod more_ops;
 mod nn;
 mod nn3d;
 mod nn_batch_norm;
+mod nn_candidate_samplers_more;
 mod nn_conv;
 mod nn_dtypes;
 mod nn_extras;
