@@ -14,6 +14,7 @@ mod fill;
 mod gather;
 mod grad_support;
 mod identity;
+mod inplace;
 mod interleave_u8;
 mod legacy;
 mod lin_space;
@@ -58,6 +59,10 @@ pub(crate) use gather::{coords, index_row_offsets};
 pub use gather::{gather, gather_batched, gather_nd};
 pub use grad_support::{broadcast_to, invert_permutation, stop_gradient};
 pub use identity::{identity, identity_n, identity_named};
+pub use inplace::{
+    deep_copy, inplace_add, inplace_sub, inplace_update, parallel_concat, parallel_stack,
+    parallel_stack_named, Inplace, InplaceOp,
+};
 pub use legacy::{batch_matmul_v1, concat_v1, reverse_v1, top_k_v1};
 pub use lin_space::lin_space;
 pub use mask::{boolean_mask, sequence_mask, unique, unique_typed, where_indices, SequenceMask};
@@ -99,6 +104,7 @@ pub(crate) fn register_all_ops() {
     gather::register();
     grad_support::register();
     identity::register();
+    inplace::register();
     legacy::register();
     lin_space::register();
     mask::register();

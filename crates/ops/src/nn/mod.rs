@@ -31,6 +31,7 @@ mod activations;
 mod activations_more;
 mod atrous_conv;
 mod avg_pool;
+mod batch_norm_global;
 mod bias_add;
 mod candidate_sampling;
 mod conv;
@@ -39,6 +40,7 @@ mod conv3d_kernels;
 mod conv3d_shape;
 mod conv_composites;
 mod ctc;
+mod data_format;
 mod depthwise_conv;
 mod depthwise_kernels;
 mod dilation;
@@ -79,6 +81,9 @@ pub use activations_more::{
 pub use all_sampler::{all_candidate_sampler, AllCandidateSampler};
 pub use atrous_conv::atrous_conv2d;
 pub use avg_pool::{avg_pool, avg_pool_grad, AvgPool};
+pub use batch_norm_global::{
+    batch_norm_with_global_normalization, BatchNormWithGlobalNormalization,
+};
 pub use bias_add::{bias_add, bias_add_grad, bias_add_v1, BiasAdd};
 pub use candidate_sampling::{
     compute_accidental_hits, log_uniform_candidate_sampler, uniform_candidate_sampler,
@@ -93,6 +98,7 @@ pub use ctc::{
     ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss, prevent_gradient, CtcBeamSearchDecoder,
     CtcGreedyDecoder, CtcLoss,
 };
+pub use data_format::{data_format_dim_map, data_format_vec_permute, DataFormat};
 pub use depthwise_conv::{
     depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter,
     depthwise_conv2d_native_backprop_input, DepthwiseConv2dNative,
@@ -455,7 +461,9 @@ pub(crate) fn register_all_ops() {
     activations::register();
     activations_more::register();
     avg_pool::register();
+    batch_norm_global::register();
     bias_add::register();
+    data_format::register();
     candidate_sampling::register();
     conv::register();
     conv3d::register();

@@ -127,6 +127,7 @@ mod segment_more;
 mod serialize_tensor;
 mod sets;
 mod signal_dct;
+mod small_ops_tf1;
 mod sparse;
 mod sparse_cross;
 mod sparse_grad_ops;

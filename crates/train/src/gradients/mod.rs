@@ -8,6 +8,7 @@
 
 mod array_grad;
 mod array_more_grad;
+mod batch_norm_global_grad;
 mod builder;
 pub mod check;
 mod complex_grad;
@@ -95,6 +96,7 @@ fn register_all() {
         array_grad::register();
         array_more_grad::register();
         nn_grad::register();
+        batch_norm_global_grad::register();
         nn_second_grad::register();
         nn3d_grad::register();
         control_flow_grad::register();

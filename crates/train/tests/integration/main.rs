@@ -6,6 +6,7 @@
 mod tf_tensors;
 
 mod array_more_grad;
+mod batch_norm_global_grad;
 mod binary_dtypes_grad;
 mod checkpoint_utils;
 mod ctc_grad;
