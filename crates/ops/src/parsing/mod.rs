@@ -52,10 +52,12 @@ pub use sequence_batch::{
     parse_sequence_example, parse_sequence_example_batch, ParseSequenceExample, RaggedTensors,
     SequenceBatchTensors,
 };
-pub use sequence_v2::{ParseSequenceExampleV2, ParseSequenceExampleV2Outputs, VectorInput};
 pub use sequence_ops::{parse_single_sequence_example, ParseSingleSequenceExample};
+pub use sequence_v2::{ParseSequenceExampleV2, ParseSequenceExampleV2Outputs, VectorInput};
 pub use serialize_tensor::{parse_tensor, serialize_tensor};
-pub use single_example::{parse_single_example_v1, ParseSingleExampleOutputs, ParseSingleExampleV1};
+pub use single_example::{
+    parse_single_example_v1, ParseSingleExampleOutputs, ParseSingleExampleV1,
+};
 pub use sparse_merge::merge_sparse;
 
 pub(crate) fn register_all_ops() {
