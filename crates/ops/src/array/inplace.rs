@@ -15,6 +15,7 @@ use weir_graph::{
 };
 
 use super::{constant, constant_named, reshape, shape};
+use crate::array::shape_util::merge_shapes as merge;
 
 /// Which inplace op: `InplaceUpdate` (`x[i] = v`), `InplaceAdd` (`x[i] += v`) or `InplaceSub`
 /// (`x[i] -= v`).
@@ -418,30 +419,6 @@ impl Kernel for ParallelConcatKernel {
         ctx.set_output(0, y);
         Ok(())
     }
-}
-
-/// TensorFlow's shape-function `Merge` of two shapes, with its messages.
-fn merge(a: &Shape, b: &Shape) -> Result<Shape> {
-    if let (Some(x), Some(y)) = (a.dims(), b.dims()) {
-        if x.len() != y.len() {
-            return Err(Error::invalid_argument(format!(
-                "Shapes must be equal rank, but are {} and {}",
-                x.len(),
-                y.len()
-            )));
-        }
-        for (k, (p, q)) in x.iter().zip(y).enumerate() {
-            if let (Some(p), Some(q)) = (p, q) {
-                if p != q {
-                    return Err(Error::invalid_argument(format!(
-                        "Dimension {k} in both shapes must be equal, but are {p} and {q}. \
-                         Shapes are {a} and {b}."
-                    )));
-                }
-            }
-        }
-    }
-    a.merge_with(b)
 }
 
 fn parallel_concat_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {

@@ -77,6 +77,32 @@ pub(crate) fn unknown_dims(rank: Option<usize>) -> Shape {
     }
 }
 
+/// TensorFlow's shape-function `Merge` of two shapes: the most specific shape compatible with
+/// both, or InvalidArgument in the words its shape functions use ("Shapes must be equal rank,
+/// ...", "Dimension 1 in both shapes must be equal, ...").
+pub(crate) fn merge_shapes(a: &Shape, b: &Shape) -> Result<Shape> {
+    if let (Some(x), Some(y)) = (a.dims(), b.dims()) {
+        if x.len() != y.len() {
+            return Err(Error::invalid_argument(format!(
+                "Shapes must be equal rank, but are {} and {}",
+                x.len(),
+                y.len()
+            )));
+        }
+        for (k, (p, q)) in x.iter().zip(y).enumerate() {
+            if let (Some(p), Some(q)) = (p, q) {
+                if p != q {
+                    return Err(Error::invalid_argument(format!(
+                        "Dimension {k} in both shapes must be equal, but are {p} and {q}. \
+                         Shapes are {a} and {b}."
+                    )));
+                }
+            }
+        }
+    }
+    a.merge_with(b)
+}
+
 /// An int vector argument of an array op (a shape, multiples, a permutation, begin/size...):
 /// a Rust list, which becomes an int32 constant as in TensorFlow's Python layer, or a tensor
 /// computed by the graph (int32 or int64).

@@ -13,6 +13,7 @@ use weir_graph::{
 };
 
 use super::padding::{conv_output_size, Padding, Window};
+use crate::array::shape_util::merge_shapes as merge;
 
 /// TensorFlow's `MaxPoolGradGrad(orig_input, orig_output, grad)` with `data_format="NHWC"`:
 /// for each window of a max pool of `orig_input` (whose result was `orig_output`), the element
@@ -49,30 +50,6 @@ fn four(ctx: &InferenceContext<'_>, name: &str, what: &str) -> Result<Vec<i64>> 
         )));
     }
     Ok(v)
-}
-
-/// `shape_inference::Merge` with TensorFlow's message.
-fn merge(a: &Shape, b: &Shape) -> Result<Shape> {
-    if let (Some(x), Some(y)) = (a.dims(), b.dims()) {
-        if x.len() != y.len() {
-            return Err(Error::invalid_argument(format!(
-                "Shapes must be equal rank, but are {} and {}",
-                x.len(),
-                y.len()
-            )));
-        }
-        for (i, (p, q)) in x.iter().zip(y).enumerate() {
-            if let (Some(p), Some(q)) = (p, q) {
-                if p != q {
-                    return Err(Error::invalid_argument(format!(
-                        "Dimension {i} in both shapes must be equal, but are {p} and {q}. \
-                         Shapes are {a} and {b}."
-                    )));
-                }
-            }
-        }
-    }
-    a.merge_with(b)
 }
 
 /// TensorFlow's shape function: the max pool's output shape (`MaxPoolShape`, depth windows

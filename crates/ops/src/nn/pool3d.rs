@@ -425,28 +425,9 @@ fn pool3d_shape(ctx: &mut InferenceContext<'_>) -> Result<Shape> {
     Ok(Shape::new(fm.dims(x.dim(0), out, c)))
 }
 
-/// TensorFlow's `InferenceContext::Merge` check of two shapes, with its messages.
+/// TensorFlow's `Merge` check of two shapes, with its messages.
 fn merge(a: &Shape, b: &Shape) -> Result<()> {
-    let (Some(da), Some(db)) = (a.dims(), b.dims()) else {
-        return Ok(());
-    };
-    if da.len() != db.len() {
-        return Err(Error::invalid_argument(format!(
-            "Shapes must be equal rank, but are {} and {}",
-            da.len(),
-            db.len()
-        )));
-    }
-    for (i, (x, y)) in da.iter().zip(db).enumerate() {
-        if let (Some(x), Some(y)) = (x, y) {
-            if x != y {
-                return Err(Error::invalid_argument(format!(
-                    "Dimension {i} in both shapes must be equal, but are {x} and {y}. Shapes are {a} and {b}."
-                )));
-            }
-        }
-    }
-    Ok(())
+    crate::array::shape_util::merge_shapes(a, b).map(|_| ())
 }
 
 pub(super) fn register() {

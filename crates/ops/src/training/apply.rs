@@ -270,22 +270,30 @@ const WAKE_ELEMENTS: usize = 1 << 21;
 /// The parts a shared update is cut into.
 const PARTS: usize = 8;
 
+/// The first `n` inputs' variables, owned (the update needs `ctx` while it holds them);
+/// InvalidArgument if one variable comes twice, since the update would wait on its own lock.
+pub(super) fn distinct_variables(
+    ctx: &OpContext<'_>,
+    n: usize,
+) -> Result<Vec<Arc<VariableResource>>> {
+    let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let v = ctx.resource_handle(i)?.get::<VariableResource>()?;
+        if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
+            return Err(Error::invalid_argument(format!(
+                "{} passes one variable as two of its inputs",
+                ctx.node().op_type()
+            )));
+        }
+        vars.push(v);
+    }
+    Ok(vars)
+}
+
 impl Kernel for ApplyKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (nv, _) = self.0.layout();
-        let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(nv);
-        for i in 0..nv {
-            // Owned: the update below needs `ctx` mutably while it holds the variables.
-            let v = ctx.resource_handle(i)?.get::<VariableResource>()?;
-            // The same variable twice would wait on its own lock.
-            if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
-                return Err(Error::invalid_argument(format!(
-                    "{} passes one variable as two of its inputs",
-                    ctx.node().op_type()
-                )));
-            }
-            vars.push(v);
-        }
+        let vars = distinct_variables(ctx, nv)?;
         let dt = ctx.input(self.0.grad_index()).dtype();
         let out = match_float_or_half!(dt, T => run::<T>(self.0, ctx, &vars)?);
         // The ResourceApply ops have no output.

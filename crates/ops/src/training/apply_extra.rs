@@ -399,19 +399,7 @@ impl ExtraKernel {
 impl Kernel for ExtraKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let nv = self.rule.var_names().len();
-        let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(nv);
-        for i in 0..nv {
-            // Owned: the update below reads `ctx` while it holds the variables.
-            let v = ctx.resource_handle(i)?.get::<VariableResource>()?;
-            // The same variable twice would wait on its own lock.
-            if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
-                return Err(Error::invalid_argument(format!(
-                    "{} passes one variable as two of its inputs",
-                    ctx.node().op_type()
-                )));
-            }
-            vars.push(v);
-        }
+        let vars = super::apply::distinct_variables(ctx, nv)?;
         let dt = ctx.input(self.index("grad")).dtype();
         let out = dispatch(self, ctx, &vars, dt)?;
         // The Resource* ops have no output.

@@ -25,29 +25,9 @@ pub(super) enum GradCheck {
     Sparse(usize),
 }
 
-/// TensorFlow's `Merge` of two shapes, as its shape functions word a conflict.
+/// TensorFlow's `Merge` check of two shapes, with its messages.
 fn merge(a: &Shape, b: &Shape) -> Result<()> {
-    let (Some(x), Some(y)) = (a.dims(), b.dims()) else {
-        return Ok(());
-    };
-    if x.len() != y.len() {
-        return Err(Error::invalid_argument(format!(
-            "Shapes must be equal rank, but are {} and {}",
-            x.len(),
-            y.len()
-        )));
-    }
-    for (d, (p, q)) in x.iter().zip(y).enumerate() {
-        if let (Some(p), Some(q)) = (p, q) {
-            if p != q {
-                return Err(Error::invalid_argument(format!(
-                    "Dimension {d} in both shapes must be equal, but are {p} and {q}. Shapes \
-                     are {a} and {b}."
-                )));
-            }
-        }
-    }
-    Ok(())
+    crate::array::shape_util::merge_shapes(a, b).map(|_| ())
 }
 
 /// Adds `op` on `vars` (the variable, then its slots) and `rest` (the other inputs in

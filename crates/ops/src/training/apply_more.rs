@@ -369,18 +369,7 @@ impl MoreKernel {
 impl Kernel for MoreKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let nv = self.kind.var_names().len();
-        let mut vars: Vec<Arc<VariableResource>> = Vec::with_capacity(nv);
-        for i in 0..nv {
-            let v = ctx.resource_handle(i)?.get::<VariableResource>()?;
-            // The same variable twice would wait on its own lock.
-            if vars.iter().any(|u| Arc::ptr_eq(u, &v)) {
-                return Err(Error::invalid_argument(format!(
-                    "{} passes one variable as two of its inputs",
-                    ctx.node().op_type()
-                )));
-            }
-            vars.push(v);
-        }
+        let vars = super::apply::distinct_variables(ctx, nv)?;
         let first_scalar = self.kind.scalar_names()[0];
         let dt = ctx
             .input(input_index(self.kind, self.sparse, first_scalar))
