@@ -24,6 +24,20 @@ pub fn register_kernel(op_type: &str, factory: KernelFactory) {
     KERNELS.write().insert(op_type.to_string(), factory);
 }
 
+/// Registers `alias` as another name of the registered op `op_type`, with the same signature and
+/// kernel: TensorFlow 1's ref-handle ops (`FIFOQueue`, `ReaderRead`), whose V2 successors take
+/// resource handles, which is how weir models their ref handles too.
+///
+/// Panics if `op_type` is not registered, or has no kernel: the aliases are registered by the
+/// same code that registers `op_type`, so this is a bug in that code, not bad input.
+pub fn register_alias(op_type: &str, alias: &str) {
+    let mut def = OPS.read()[op_type].as_ref().clone();
+    def.name = alias.to_string();
+    register_op(def);
+    let factory = KERNELS.read()[op_type];
+    register_kernel(alias, factory);
+}
+
 /// The signature of `op_type`; NotFound naming it if none is registered.
 pub fn op_def(op_type: &str) -> Result<Arc<OpDef>> {
     OPS.read()

@@ -1,7 +1,7 @@
-//! Stateful resources (variables, queues, readers) kept per session, keyed by container and
+//! Stateful resources (variables, queues, readers) kept per session, keyed by container, type and
 //! shared_name, as TensorFlow's `ResourceMgr` keeps them.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -168,12 +168,25 @@ fn short_type_name<T>() -> &'static str {
     full.rsplit("::").next().unwrap_or(full)
 }
 
-/// The resources of one session, keyed by (container, name): TensorFlow's `ResourceMgr`.
+/// The resources of one session, keyed by (container, type, name): TensorFlow's `ResourceMgr`.
+///
+/// The type is part of the key as in TensorFlow, so a queue and a staging area that share a
+/// name are two resources. Each Rust type stands for one of TensorFlow's resource classes: all
+/// queue kinds are one type (TensorFlow's `QueueInterface`), as are all tables
+/// (`LookupInterface`), so a FIFO queue and a shuffle queue sharing a name still meet and the
+/// creating op reports the clash.
 #[derive(Default)]
 pub struct ResourceManager {
-    resources: Mutex<HashMap<(String, String), Arc<dyn Resource>>>,
+    resources: Mutex<HashMap<ResourceKey, Arc<dyn Resource>>>,
     /// The session's way to run functions of its graph, set once when the session starts.
     functions: std::sync::OnceLock<Arc<dyn FunctionRuntime>>,
+}
+
+/// (container, type, name).
+type ResourceKey = (String, TypeId, String);
+
+fn key<T: Resource>(container: &str, name: &str) -> ResourceKey {
+    (container.to_string(), TypeId::of::<T>(), name.to_string())
 }
 
 impl ResourceManager {
@@ -182,52 +195,48 @@ impl ResourceManager {
         ResourceManager::default()
     }
 
-    /// The resource at (container, name), created by `create` if absent.
+    /// The resource of type `T` at (container, name), created by `create` if absent.
     ///
     /// `create` runs under the manager's lock, so it must be quick and must not reach the manager.
-    /// The caller checks that an existing resource is of the kind and configuration it expects
+    /// The caller checks that an existing resource has the configuration it expects
     /// (TensorFlow's "Shared queue 'q' has capacity 10 but requested capacity was 11").
-    pub fn lookup_or_create(
-        &self,
-        container: &str,
-        name: &str,
-        create: impl FnOnce() -> Result<Arc<dyn Resource>>,
-    ) -> Result<Arc<dyn Resource>> {
-        let mut map = self.resources.lock();
-        if let Some(r) = map.get(&(container.to_string(), name.to_string())) {
-            return Ok(r.clone());
-        }
-        let r = create()?;
-        map.insert((container.to_string(), name.to_string()), r.clone());
-        Ok(r)
-    }
-
-    /// Like [`lookup_or_create`](Self::lookup_or_create), downcast to `T`; InvalidArgument naming
-    /// both kinds when the existing resource is of another type.
     pub fn lookup_or_create_typed<T: Resource>(
         &self,
         container: &str,
         name: &str,
         create: impl FnOnce() -> Result<T>,
     ) -> Result<Arc<T>> {
-        let r = self.lookup_or_create(container, name, || {
-            Ok(Arc::new(create()?) as Arc<dyn Resource>)
-        })?;
+        let mut map = self.resources.lock();
+        let k = key::<T>(container, name);
+        let r = match map.get(&k) {
+            Some(r) => r.clone(),
+            None => {
+                let r: Arc<dyn Resource> = Arc::new(create()?);
+                map.insert(k, r.clone());
+                r
+            }
+        };
+        drop(map);
+        // Cannot fail: the key's type is `T`.
         ResourceHandle::new(container, name, r).get::<T>()
     }
 
-    /// The resource at (container, name); NotFound if there is none.
-    pub fn lookup(&self, container: &str, name: &str) -> Result<Arc<dyn Resource>> {
-        self.resources
+    /// The resource of type `T` at (container, name); NotFound if there is none.
+    pub fn lookup<T: Resource>(&self, container: &str, name: &str) -> Result<Arc<T>> {
+        let r = self
+            .resources
             .lock()
-            .get(&(container.to_string(), name.to_string()))
+            .get(&key::<T>(container, name))
             .cloned()
-            .ok_or_else(|| Error::not_found(format!("Resource {container}/{name} does not exist.")))
+            .ok_or_else(|| {
+                Error::not_found(format!("Resource {container}/{name} does not exist."))
+            })?;
+        ResourceHandle::new(container, name, r).get::<T>()
     }
 
     /// Drops every resource of `container` (TensorFlow's `Session.reset` of a container).
     pub fn clear_container(&self, container: &str) {
-        self.resources.lock().retain(|(c, _), _| c != container);
+        self.resources.lock().retain(|(c, _, _), _| c != container);
     }
 
     /// Sets the runtime kernels use to call functions of the session's graph; only the first
@@ -291,15 +300,18 @@ mod tests {
     }
 
     #[test]
-    fn wrong_kind_is_invalid_argument() {
+    fn resources_of_two_types_may_share_a_name() {
         let rm = ResourceManager::new();
         rm.lookup_or_create_typed("", "x", || Ok(Other)).unwrap();
-        let e = rm
-            .lookup_or_create_typed("", "x", || Ok(Counter(Mutex::new(0))))
-            .err()
+        let c = rm
+            .lookup_or_create_typed("", "x", || Ok(Counter(Mutex::new(7))))
             .unwrap();
-        assert!(e.is_invalid_argument());
-        assert!(e.message().contains("Other"), "{e}");
+        assert_eq!(*c.0.lock(), 7);
+        assert_eq!(rm.len(), 2);
+        assert_eq!(*rm.lookup::<Counter>("", "x").unwrap().0.lock(), 7);
+        assert!(rm.lookup::<Other>("", "x").is_ok());
+        rm.clear_container("");
+        assert!(rm.is_empty());
     }
 
     #[test]
@@ -326,7 +338,10 @@ mod tests {
     #[test]
     fn missing_is_not_found() {
         let rm = ResourceManager::new();
-        assert!(rm.lookup("", "nope").err().unwrap().is_not_found());
+        assert!(rm.lookup::<Other>("", "nope").err().unwrap().is_not_found());
+        rm.lookup_or_create_typed("", "c", || Ok(Counter(Mutex::new(0))))
+            .unwrap();
+        assert!(rm.lookup::<Other>("", "c").err().unwrap().is_not_found());
         assert!(ResourceHandle::empty().get::<Other>().is_err());
     }
 }

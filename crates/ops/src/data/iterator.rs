@@ -285,9 +285,9 @@ impl Kernel for FromStringHandleKernel {
         let rest = s.strip_prefix(HANDLE_PREFIX.as_bytes()).ok_or_else(bad)?;
         let rest = std::str::from_utf8(rest).map_err(|_| bad())?;
         let (container, name) = rest.split_once('\u{0}').ok_or_else(bad)?;
-        let r = ctx.resources().lookup(container, name)?;
-        let handle = ResourceHandle::new(container, name, r);
-        let it = handle.get::<IteratorResource>()?;
+        let it = ctx
+            .resources()
+            .lookup::<IteratorResource>(container, name)?;
         if it.dtypes.len() != self.dtypes.len() {
             return Err(Error::invalid_argument(format!(
                 "Number of components does not match: expected {} types but got {}.",
@@ -301,6 +301,7 @@ impl Kernel for FromStringHandleKernel {
                 self.dtypes[i], it.dtypes[i]
             )));
         }
+        let handle = ResourceHandle::new(container, name, it);
         ctx.set_output(0, Tensor::scalar(handle));
         Ok(())
     }

@@ -8,12 +8,12 @@
 //! merges or prunes two applies of the same gradient, which TensorFlow's ref inputs prevent.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Resource, ResourceHandle, Result, Shape, Tensor,
+    OpContext, OpDef, ResourceHandle, Result, Shape, Tensor,
 };
 
 use super::accumulator::{Accumulator, Gradient};
@@ -45,17 +45,16 @@ impl Kernel for CreateAccumulator {
         // checks nothing); the ops that use it check its dtype.
         let r = ctx
             .resources()
-            .lookup_or_create(&self.container, &self.name, || {
-                Ok(Arc::new(Accumulator::new(
+            .lookup_or_create_typed(&self.container, &self.name, || {
+                Ok(Accumulator::new(
                     &self.name,
                     self.dtype,
                     self.shape.clone(),
                     self.reduction,
                     self.sparse,
-                )) as Arc<dyn Resource>)
+                ))
             })?;
         let handle = ResourceHandle::new(&self.container, &self.name, r);
-        handle.get_ref::<Accumulator>()?;
         let h = self.handle.get_or_init(|| Tensor::scalar(handle)).clone();
         ctx.set_output(0, h);
         Ok(())

@@ -4,12 +4,12 @@
 //! as weir's variables and queues are.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
     format_dims, ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node,
-    OpContext, OpDef, Resource, ResourceHandle, Result, Shape, Tensor,
+    OpContext, OpDef, ResourceHandle, Result, Shape, Tensor,
 };
 
 use super::barrier_resource::SessionBarrier;
@@ -93,23 +93,15 @@ impl Kernel for CreateBarrier {
             ctx.set_output(0, h.clone());
             return Ok(());
         }
-        let r = ctx
+        let b = ctx
             .resources()
-            .lookup_or_create(&self.container, &self.name, || {
-                Ok(Arc::new(SessionBarrier::new(
+            .lookup_or_create_typed(&self.container, &self.name, || {
+                Ok(SessionBarrier::new(
                     self.name.clone(),
                     self.dtypes.clone(),
                     self.shapes.clone(),
-                )) as Arc<dyn Resource>)
+                ))
             })?;
-        let handle = ResourceHandle::new(&self.container, &self.name, r);
-        let b = handle.get_ref::<SessionBarrier>().map_err(|_| {
-            Error::invalid_argument(format!(
-                "Resource '{}' is a {}, not a Barrier",
-                self.name,
-                handle.resource().map_or("nothing", |r| r.type_name())
-            ))
-        })?;
         if b.dtypes() != self.dtypes.as_slice() {
             return Err(Error::invalid_argument(format!(
                 "Shared barrier '{}' has component types {} but requested component types were {}",
@@ -126,6 +118,7 @@ impl Kernel for CreateBarrier {
                 shapes_str(&self.shapes)
             )));
         }
+        let handle = ResourceHandle::new(&self.container, &self.name, b);
         let h = self.handle.get_or_init(|| Tensor::scalar(handle)).clone();
         ctx.set_output(0, h);
         Ok(())

@@ -2,11 +2,9 @@
 //! session's queue and output its handle, and the V2 resource ops that use it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use weir_graph::{
-    DType, Error, Kernel, Node, OpContext, Resource, ResourceHandle, Result, Shape, Tensor,
-};
+use weir_graph::{DType, Error, Kernel, Node, OpContext, ResourceHandle, Result, Shape, Tensor};
 
 use super::fifo_store::FifoStore;
 use super::philox::Philox;
@@ -155,20 +153,11 @@ impl Kernel for CreateQueue {
             ctx.set_output(0, h.clone());
             return Ok(());
         }
-        let r = ctx
+        let q = ctx
             .resources()
-            .lookup_or_create(&self.container, &self.name, || {
-                Ok(Arc::new(self.make()) as Arc<dyn Resource>)
-            })?;
-        let handle = ResourceHandle::new(&self.container, &self.name, r);
-        let q = handle.get::<SessionQueue>().map_err(|_| {
-            Error::invalid_argument(format!(
-                "Expected {}, found {}",
-                self.kind.class_name(),
-                handle.resource().map_or("nothing", |r| r.type_name())
-            ))
-        })?;
+            .lookup_or_create_typed(&self.container, &self.name, || Ok(self.make()))?;
         self.check_matches(&q)?;
+        let handle = ResourceHandle::new(&self.container, &self.name, q);
         let h = self.handle.get_or_init(|| Tensor::scalar(handle)).clone();
         ctx.set_output(0, h);
         Ok(())
@@ -182,8 +171,8 @@ impl Kernel for CreateQueue {
 pub(super) fn make_create_queue(node: &Node) -> Result<Box<dyn Kernel>> {
     let kind = QueueKind::from_op_type(node.op_type())
         .ok_or_else(|| Error::internal(format!("{} is not a queue op", node.op_type())))?;
-    let dtypes: Vec<DType> = node.attr("component_types")?;
-    let shapes: Vec<Shape> = node.attr("shapes")?;
+    let (dtypes, shapes) =
+        kind.element_signature(node.attr("component_types")?, node.attr("shapes")?);
     let capacity: i64 = node.attr("capacity")?;
     let shared: String = node.attr("shared_name")?;
     let container: String = node.attr("container")?;
@@ -229,20 +218,7 @@ pub(super) fn make_create_queue(node: &Node) -> Result<Box<dyn Kernel>> {
                 )));
             }
         }
-        QueueKind::Priority => {
-            if dtypes.first() != Some(&DType::I64) {
-                return Err(Error::invalid_argument(format!(
-                    "PriorityQueue priority index component must be type int64, but dtype is: {}",
-                    dtypes.first().map_or("none", |d| d.name())
-                )));
-            }
-            if let Some(s) = shapes.first().filter(|s| **s != Shape::scalar()) {
-                return Err(Error::invalid_argument(format!(
-                    "PriorityQueue priority index component must be a scalar, but shape is: {s}"
-                )));
-            }
-        }
-        QueueKind::Fifo => {}
+        QueueKind::Fifo | QueueKind::Priority => {}
     }
     if dtypes.is_empty() {
         return Err(Error::invalid_argument(

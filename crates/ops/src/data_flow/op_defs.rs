@@ -1,6 +1,6 @@
 //! The OpDefs of the queue ops, with TensorFlow's signatures and shape functions.
 
-use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::registry::{register_alias, register_kernel, register_op};
 use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, OpDef, Result, Shape,
 };
@@ -44,7 +44,7 @@ fn dequeue_many_shape(ctx: &mut InferenceContext<'_>) -> Result<()> {
         }
         None => None,
     };
-    let lead = if ctx.op_type == "QueueDequeueUpToV2" {
+    let lead = if ctx.op_type.starts_with("QueueDequeueUpTo") {
         None
     } else {
         n
@@ -167,4 +167,22 @@ pub(super) fn register() {
             .shape_fn(scalar),
     );
     register_kernel("QueueIsClosedV2", |_| Ok(Box::new(IsClosedKernel)));
+
+    // TensorFlow 1.0's ref-handle ops, which GraphDefs of that time hold.
+    for v1 in [
+        "FIFOQueue",
+        "PaddingFIFOQueue",
+        "RandomShuffleQueue",
+        "PriorityQueue",
+        "QueueEnqueue",
+        "QueueEnqueueMany",
+        "QueueDequeue",
+        "QueueDequeueMany",
+        "QueueDequeueUpTo",
+        "QueueClose",
+        "QueueSize",
+        "QueueIsClosed",
+    ] {
+        register_alias(&format!("{v1}V2"), v1);
+    }
 }

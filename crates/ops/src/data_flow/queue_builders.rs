@@ -75,14 +75,17 @@ impl Common {
                 "Queues cannot hold {d} tensors"
             )));
         }
+        // A priority queue's attrs leave out the leading int64 priority, as TensorFlow's do.
+        let skip = usize::from(kind == QueueKind::Priority);
+        let shapes = self.shapes.as_deref().unwrap_or_default();
         let mut b = crate::new_op(graph, kind.op_type())
             .name(
                 self.name
                     .clone()
                     .unwrap_or_else(|| default_name.to_string()),
             )
-            .attr("component_types", self.dtypes.clone())
-            .attr("shapes", self.shapes.clone().unwrap_or_default())
+            .attr("component_types", self.dtypes[skip..].to_vec())
+            .attr("shapes", shapes[skip.min(shapes.len())..].to_vec())
             .attr("capacity", self.capacity)
             .attr("container", "")
             .attr("shared_name", self.shared_name.clone().unwrap_or_default());

@@ -50,8 +50,8 @@ impl Queue {
                 op.op_type()
             ))
         })?;
-        let dtypes: Vec<DType> = op.attr("component_types")?;
-        let shapes: Vec<Shape> = op.attr("shapes")?;
+        let (dtypes, shapes) =
+            kind.element_signature(op.attr("component_types")?, op.attr("shapes")?);
         Ok(Queue {
             handle: op.output(0)?,
             kind,

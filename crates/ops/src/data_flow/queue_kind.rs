@@ -1,5 +1,7 @@
 //! The four queue kinds and their TensorFlow names.
 
+use weir_graph::{DType, Shape};
+
 /// The four queue kinds, named as TensorFlow's messages name them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
@@ -34,13 +36,31 @@ impl QueueKind {
         }
     }
 
+    /// The dtypes and shapes of the queue's elements, given its op's `component_types` and
+    /// `shapes` attrs: a priority queue's attrs leave out the int64 scalar priority that leads
+    /// every element, as TensorFlow's `PriorityQueueOp` adds it itself.
+    pub fn element_signature(
+        self,
+        mut dtypes: Vec<DType>,
+        mut shapes: Vec<Shape>,
+    ) -> (Vec<DType>, Vec<Shape>) {
+        if self == QueueKind::Priority {
+            dtypes.insert(0, DType::I64);
+            if !shapes.is_empty() {
+                shapes.insert(0, Shape::scalar());
+            }
+        }
+        (dtypes, shapes)
+    }
+
     /// The kind created by op type `op`, if it is a queue op.
     pub fn from_op_type(op: &str) -> Option<QueueKind> {
-        Some(match op {
-            "FIFOQueueV2" => QueueKind::Fifo,
-            "PaddingFIFOQueueV2" => QueueKind::PaddingFifo,
-            "RandomShuffleQueueV2" => QueueKind::RandomShuffle,
-            "PriorityQueueV2" => QueueKind::Priority,
+        // TensorFlow 1's ref-handle ops (`FIFOQueue`) are aliases of the V2 ops.
+        Some(match op.strip_suffix("V2").unwrap_or(op) {
+            "FIFOQueue" => QueueKind::Fifo,
+            "PaddingFIFOQueue" => QueueKind::PaddingFifo,
+            "RandomShuffleQueue" => QueueKind::RandomShuffle,
+            "PriorityQueue" => QueueKind::Priority,
             _ => return None,
         })
     }

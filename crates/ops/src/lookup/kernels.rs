@@ -3,11 +3,10 @@
 //! and the ops that use a table through that handle.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use weir_graph::{
-    format_dims, Code, DType, Error, Kernel, Node, OpContext, Resource, ResourceHandle, Result,
-    Shape, Tensor,
+    format_dims, Code, DType, Error, Kernel, Node, OpContext, ResourceHandle, Result, Shape, Tensor,
 };
 
 use super::table::{LookupTable, TableKind};
@@ -139,13 +138,9 @@ impl Kernel for CreateTable {
             ctx.set_output(0, h.clone());
             return Ok(());
         }
-        let r = ctx
+        let table = ctx
             .resources()
-            .lookup_or_create(&self.container, &self.name, || {
-                Ok(Arc::new(self.make()?) as Arc<dyn Resource>)
-            })?;
-        let handle = ResourceHandle::new(&self.container, &self.name, r);
-        let table = handle.get_ref::<LookupTable>()?;
+            .lookup_or_create_typed(&self.container, &self.name, || self.make())?;
         if table.key_dtype() != self.key_dtype || table.value_dtype() != self.value_dtype {
             return Err(Error::invalid_argument(format!(
                 "Conflicting key/value dtypes {}->{} with {}-{} for table {}",
@@ -156,6 +151,7 @@ impl Kernel for CreateTable {
                 self.name
             )));
         }
+        let handle = ResourceHandle::new(&self.container, &self.name, table);
         let h = self.handle.get_or_init(|| Tensor::scalar(handle)).clone();
         ctx.set_output(0, h);
         Ok(())

@@ -153,3 +153,4 @@ mod training;
 mod training_apply_more_v2;
 mod training_checkpoint_props;
 mod unary_dtypes;
+mod v1_ref_ops;

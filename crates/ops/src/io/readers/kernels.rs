@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use weir_graph::registry::{register_kernel, register_op};
+use weir_graph::registry::{register_alias, register_kernel, register_op};
 use weir_graph::{
     ArgType, AttrKind, AttrValue, DType, Error, InferenceContext, Kernel, Node, OpContext, OpDef,
     ResourceHandle, Result, Shape, Tensor,
@@ -63,16 +63,21 @@ fn non_negative(node: &Node, attr: &str) -> Result<usize> {
 }
 
 fn make_reader(node: &Node) -> Result<Box<dyn Kernel>> {
-    let kind = match node.op_type() {
-        "TextLineReaderV2" => ReaderKind::TextLine {
+    // TensorFlow 1's ref-handle readers (`TextLineReader`) are aliases of the V2 ops.
+    let kind = match node.op_type().strip_suffix("V2").unwrap_or(node.op_type()) {
+        "TextLineReader" => ReaderKind::TextLine {
             skip_header_lines: non_negative(node, "skip_header_lines")?,
         },
-        "FixedLengthRecordReaderV2" => {
+        "FixedLengthRecordReader" => {
             let header_bytes = non_negative(node, "header_bytes")?;
             let record_bytes = non_negative(node, "record_bytes")?;
             let footer_bytes = non_negative(node, "footer_bytes")?;
             let hop_bytes = non_negative(node, "hop_bytes")?;
-            let encoding: String = node.attr("encoding")?;
+            // TensorFlow 1's FixedLengthRecordReader has no `encoding` attr.
+            let encoding: String = match node.op_type() {
+                "FixedLengthRecordReader" => String::new(),
+                _ => node.attr("encoding")?,
+            };
             ReaderKind::FixedLength {
                 header_bytes,
                 record_bytes,
@@ -81,14 +86,14 @@ fn make_reader(node: &Node) -> Result<Box<dyn Kernel>> {
                 compression: Compression::parse_lenient(&encoding),
             }
         }
-        "TFRecordReaderV2" => {
+        "TFRecordReader" => {
             let c: String = node.attr("compression_type")?;
             // Like TensorFlow's RecordReaderOptions, an unknown codec means none.
             ReaderKind::TfRecord {
                 compression: Compression::parse_lenient(&c),
             }
         }
-        "WholeFileReaderV2" => ReaderKind::WholeFile,
+        "WholeFileReader" => ReaderKind::WholeFile,
         _ => ReaderKind::Identity,
     };
     let shared: String = node.attr("shared_name")?;
@@ -263,6 +268,14 @@ pub(crate) fn register() {
             .attr("hop_bytes", AttrKind::Int, int_default(0))
             .attr("encoding", AttrKind::Str, str_default("")),
     );
+    register_op(
+        reader_def("FixedLengthRecordReader")
+            .attr("header_bytes", AttrKind::Int, int_default(0))
+            .attr("record_bytes", AttrKind::Int, None)
+            .attr("footer_bytes", AttrKind::Int, int_default(0))
+            .attr("hop_bytes", AttrKind::Int, int_default(0)),
+    );
+    register_kernel("FixedLengthRecordReader", make_reader);
     register_op(reader_def("TFRecordReaderV2").attr(
         "compression_type",
         AttrKind::Str,
@@ -347,4 +360,21 @@ pub(crate) fn register() {
             .stateful(),
     );
     register_kernel("ReaderResetV2", |_| Ok(Box::new(ResetKernel)));
+
+    // TensorFlow 1.0's ref-handle ops, which GraphDefs of that time hold.
+    for v1 in [
+        "TextLineReader",
+        "TFRecordReader",
+        "WholeFileReader",
+        "IdentityReader",
+        "ReaderRead",
+        "ReaderReadUpTo",
+        "ReaderNumRecordsProduced",
+        "ReaderNumWorkUnitsCompleted",
+        "ReaderSerializeState",
+        "ReaderRestoreState",
+        "ReaderReset",
+    ] {
+        register_alias(&format!("{v1}V2"), v1);
+    }
 }
