@@ -14,6 +14,7 @@ mod digits_sparse;
 mod digits_tfdata;
 mod graph;
 mod graph_def;
+mod graph_def_case;
 mod graph_def_cond;
 mod graph_def_import;
 mod graph_def_input_export;

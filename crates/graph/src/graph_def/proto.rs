@@ -199,6 +199,9 @@ pub struct ListValue {
     /// `list(shape)`.
     #[prost(message, repeated, tag = "7")]
     pub shape: Vec<TensorShapeProto>,
+    /// `list(func)`: a `Case`'s branches.
+    #[prost(message, repeated, tag = "9")]
+    pub func: Vec<NameAttrList>,
 }
 
 /// `tensorflow.TensorShapeProto`: dimensions of size -1 are unknown.

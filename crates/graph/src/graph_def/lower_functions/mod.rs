@@ -20,11 +20,14 @@ mod if_op;
 mod inline;
 mod while_op;
 
-use if_op::{lower_call, lower_if};
+use if_op::{lower_call, lower_case, lower_if};
 use while_op::lower_while;
 
 /// `DataType` number of `bool`.
 const DT_BOOL: i32 = 10;
+
+/// `DataType` number of `int32`: a Case's branch index.
+const DT_INT32: i32 = 3;
 
 /// `DataType` number of `variant`: TensorFlow's cond passes the intermediates its gradient
 /// needs out of a branch as optionals (`OptionalFromValue`, `OptionalNone`), which weir, having
@@ -80,6 +83,8 @@ fn is_functional(op: &str) -> bool {
     matches!(
         op,
         "If" | "StatelessIf"
+            | "Case"
+            | "StatelessCase"
             | "PartitionedCall"
             | "StatefulPartitionedCall"
             | "While"
@@ -98,15 +103,24 @@ fn expanded_size(
         "If" | "StatelessIf" => &["then_branch", "else_branch"],
         "PartitionedCall" | "StatefulPartitionedCall" => &["f"],
         "While" | "StatelessWhile" => &["cond", "body"],
+        "Case" | "StatelessCase" => &["branches"],
         _ => return Ok(1),
     };
     // The switches, pivots and merges around the bodies.
     let mut size = 8usize.saturating_add(n.input.len().saturating_mul(2));
-    for key in called {
-        // A missing or malformed function is reported by the lowering itself.
-        let Ok(f) = function(n, key, library) else {
-            continue;
-        };
+    // A missing or malformed function is reported by the lowering itself.
+    let functions: Vec<&FunctionDef> = called
+        .iter()
+        .flat_map(|key| match attr(n, key) {
+            Ok(Value::Func(f)) => vec![f.name.as_str()],
+            Ok(Value::List(l)) => l.func.iter().map(|f| f.name.as_str()).collect(),
+            _ => Vec::new(),
+        })
+        .filter_map(|name| library.get(name).copied())
+        .collect();
+    // A Case's chain of switches: one per input and branch.
+    size = size.saturating_add(functions.len().saturating_mul(n.input.len() + 4));
+    for f in functions {
         let name = f.signature.as_ref().map_or("", |s| s.name.as_str());
         let body = match sizes.get(name) {
             Some(Some(done)) => *done,
@@ -157,6 +171,7 @@ fn expand(
     }
     let lowered = match n.op.as_str() {
         "If" | "StatelessIf" => lower_if(&n, library, variants)?,
+        "Case" | "StatelessCase" => lower_case(&n, library, variants)?,
         "PartitionedCall" | "StatefulPartitionedCall" => lower_call(&n, library)?,
         _ => lower_while(&n, library)?,
     };
