@@ -171,6 +171,24 @@ fn gather_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `Gather`'s shape: `indices`' shape followed by `params`' without its first dimension.
+fn gather_v1_shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    let (p, i) = (ctx.input_shape(0).clone(), ctx.input_shape(1).clone());
+    if p.rank() == Some(0) {
+        return Err(Error::invalid_argument(format!(
+            "Shape must be at least rank 1 but is rank 0 for 'Gather' (input 0 has shape {p})"
+        )));
+    }
+    let (Some(pd), Some(id)) = (p.dims(), i.dims()) else {
+        ctx.set_output(0, Shape::unknown());
+        return Ok(());
+    };
+    let mut out = id.to_vec();
+    out.extend_from_slice(&pd[1..]);
+    ctx.set_output(0, Shape::new(out));
+    Ok(())
+}
+
 fn gather_rows<T: TensorType>(
     xs: &[T],
     idx: &[i64],
@@ -194,13 +212,18 @@ fn gather_rows<T: TensorType>(
     out
 }
 
-struct GatherKernel(i64);
+/// `GatherV2`'s kernel (its batch_dims), or with `None` TensorFlow 1's `Gather`, which has no
+/// axis input and gathers along axis 0.
+struct GatherKernel(Option<i64>);
 
 impl Kernel for GatherKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (p, it) = (ctx.input(0), ctx.input(1));
-        let axis = scalar_i64(ctx.input(2), "axis")?;
-        let gd = gather_dims(p.rank(), it.rank(), axis, self.0)?;
+        let (axis, batch_dims) = match self.0 {
+            Some(b) => (scalar_i64(ctx.input(2), "axis")?, b),
+            None => (0, 0),
+        };
+        let gd = gather_dims(p.rank(), it.rank(), axis, batch_dims)?;
         let (ps, is) = (p.shape(), it.shape());
         for j in 0..gd.batch_dims {
             if ps[j] != is[j] {
@@ -308,7 +331,7 @@ impl Kernel for GatherNdKernel {
 const INDEX: &[DType] = &[DType::I32, DType::I64];
 
 fn make_gather(node: &Node) -> Result<Box<dyn Kernel>> {
-    Ok(Box::new(GatherKernel(node.attr("batch_dims")?)))
+    Ok(Box::new(GatherKernel(Some(node.attr("batch_dims")?))))
 }
 
 pub(super) fn register() {
@@ -325,6 +348,23 @@ pub(super) fn register() {
             .shape_fn(gather_shape_fn),
     );
     register_kernel("GatherV2", make_gather);
+    // TensorFlow 1's `tf.gather` (before 1.3): axis 0, and a validate_indices attr that the CPU
+    // kernel ignores (indices are always checked).
+    register_op(
+        OpDef::new("Gather")
+            .input("params", ArgType::Attr("Tparams"))
+            .input("indices", ArgType::Attr("Tindices"))
+            .output("output", ArgType::Attr("Tparams"))
+            .attr(
+                "validate_indices",
+                AttrKind::Bool,
+                Some(AttrValue::Bool(true)),
+            )
+            .type_attr("Tparams", DType::ALL)
+            .type_attr("Tindices", INDEX)
+            .shape_fn(gather_v1_shape_fn),
+    );
+    register_kernel("Gather", |_| Ok(Box::new(GatherKernel(None))));
     register_op(
         OpDef::new("GatherNd")
             .input("params", ArgType::Attr("Tparams"))

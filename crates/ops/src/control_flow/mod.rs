@@ -10,6 +10,7 @@ mod functional_fold;
 mod functional_scan;
 mod loop_ops;
 mod switch_merge;
+mod to_bool;
 mod while_loop;
 
 pub use assert::{assert, Assert};
@@ -108,4 +109,5 @@ pub(crate) fn register_all_ops() {
     assert::register();
     switch_merge::register();
     loop_ops::register();
+    to_bool::register();
 }

@@ -2,8 +2,8 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, DType, Error, InferenceContext, Kernel, OpContext, OpDef, Output, Result,
-    Shape, Tensor,
+    format_dims, ArgType, AttrKind, DType, Error, InferenceContext, Kernel, OpContext, OpDef,
+    Output, Result, Shape, Tensor,
 };
 
 /// `tf.nn.in_top_k(predictions, targets, k)`: for each row of `predictions` (float
@@ -60,11 +60,14 @@ fn row_in_top_k(row: &[f32], target: i64, k: i64) -> bool {
     higher < k
 }
 
-struct InTopKKernel;
+/// `InTopKV2`'s kernel (`k` the third input), or TensorFlow 1's `InTopK`'s (`k` an attr).
+struct InTopKKernel {
+    k_attr: Option<i64>,
+}
 
 impl Kernel for InTopKKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let (p, t, k) = (ctx.input(0), ctx.input(1), ctx.input(2));
+        let (p, t) = (ctx.input(0), ctx.input(1));
         if p.rank() != 2 {
             return Err(Error::invalid_argument(format!(
                 "predictions must be 2-dimensional, got {}",
@@ -88,9 +91,15 @@ impl Kernel for InTopKKernel {
             DType::I32 => t.as_slice::<i32>()?.iter().map(|&v| v as i64).collect(),
             _ => t.to_vec::<i64>()?,
         };
-        let k = match k.dtype() {
-            DType::I32 => k.to_scalar::<i32>()? as i64,
-            _ => k.to_scalar::<i64>()?,
+        let k = match self.k_attr {
+            Some(k) => k,
+            None => {
+                let k = ctx.input(2);
+                match k.dtype() {
+                    DType::I32 => k.to_scalar::<i32>()? as i64,
+                    _ => k.to_scalar::<i64>()?,
+                }
+            }
         };
         let preds = p.as_slice::<f32>()?;
         let out: Vec<bool> = (0..batch)
@@ -104,7 +113,9 @@ impl Kernel for InTopKKernel {
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
     let p = ctx.with_rank(0, 2)?;
     let t = ctx.with_rank(1, 1)?;
-    ctx.with_rank(2, 0)?;
+    if ctx.num_inputs() > 2 {
+        ctx.with_rank(2, 0)?;
+    }
     let batch = Shape::new(vec![p.dim(0)]).merge_with(&t)?;
     ctx.set_output(0, batch);
     Ok(())
@@ -120,7 +131,22 @@ pub(super) fn register() {
             .type_attr("T", &[DType::I32, DType::I64])
             .shape_fn(shape_fn),
     );
-    register_kernel("InTopKV2", |_| Ok(Box::new(InTopKKernel)));
+    register_kernel("InTopKV2", |_| Ok(Box::new(InTopKKernel { k_attr: None })));
+    // TensorFlow 1's form, which `tf.nn.in_top_k` built before 1.3.
+    register_op(
+        OpDef::new("InTopK")
+            .input("predictions", ArgType::Fixed(DType::F32))
+            .input("targets", ArgType::Attr("T"))
+            .output("precision", ArgType::Fixed(DType::Bool))
+            .attr("k", AttrKind::Int, None)
+            .type_attr("T", &[DType::I32, DType::I64])
+            .shape_fn(shape_fn),
+    );
+    register_kernel("InTopK", |node| {
+        Ok(Box::new(InTopKKernel {
+            k_attr: Some(node.attr("k")?),
+        }))
+    });
 }
 
 #[cfg(test)]

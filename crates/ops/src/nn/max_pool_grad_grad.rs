@@ -1,4 +1,4 @@
-//! `MaxPoolGradGrad`: the gradient of `MaxPoolGrad` with respect to its `grad` input, which
+//! `MaxPoolGradGrad` (and `MaxPoolGradGradV2`, its window and strides as inputs): the gradient of `MaxPoolGrad` with respect to its `grad` input, which
 //! TensorFlow's `_MaxPoolGradGrad` builds (and whose own gradient is `MaxPoolGrad` again).
 //!
 //! For each pooled position it picks, from the input-shaped `grad`, the value at the first
@@ -13,7 +13,7 @@ use weir_graph::{
 };
 
 use super::padding::{conv_output_size, Padding, Window};
-use crate::array::shape_util::merge_shapes as merge;
+use crate::array::shape_util::{merge_shapes as merge, to_i64s};
 
 /// TensorFlow's `MaxPoolGradGrad(orig_input, orig_output, grad)` with `data_format="NHWC"`:
 /// for each window of a max pool of `orig_input` (whose result was `orig_output`), the element
@@ -55,9 +55,35 @@ fn four(ctx: &InferenceContext<'_>, name: &str, what: &str) -> Result<Vec<i64>> 
 /// TensorFlow's shape function: the max pool's output shape (`MaxPoolShape`, depth windows
 /// included), with `grad` merged into `orig_input`'s shape and `orig_output` into the result.
 fn shape_fn(ctx: &mut InferenceContext<'_>) -> Result<()> {
-    let format: String = ctx.attr("data_format")?;
     let ksize = four(ctx, "ksize", "ksize")?;
     let strides = four(ctx, "strides", "stride")?;
+    shape_with(ctx, &ksize, &strides)
+}
+
+/// `MaxPoolGradGradV2`'s shape function: `ksize` and `strides` are vectors of 4, and the
+/// result's shape is known where they are constants.
+fn shape_fn_v2(ctx: &mut InferenceContext<'_>) -> Result<()> {
+    for i in [3, 4] {
+        let s = ctx.with_rank(i, 1)?;
+        if let Some(d) = s.dim(0).filter(|&d| d != 4) {
+            return Err(Error::invalid_argument(format!(
+                "Dimension must be 4 but is {d} for '{}'",
+                ctx.op_type
+            )));
+        }
+    }
+    let consts = (ctx.input_const(3).cloned(), ctx.input_const(4).cloned());
+    let (Some(k), Some(s)) = consts else {
+        ctx.with_rank(0, 4)?;
+        let out = merge(ctx.input_shape(1), &Shape::new(vec![None; 4]))?;
+        ctx.set_output(0, out);
+        return Ok(());
+    };
+    shape_with(ctx, &to_i64s(&k)?, &to_i64s(&s)?)
+}
+
+fn shape_with(ctx: &mut InferenceContext<'_>, ksize: &[i64], strides: &[i64]) -> Result<()> {
+    let format: String = ctx.attr("data_format")?;
     let padding = Padding::parse(&ctx.attr::<String>("padding")?)?;
     let x = ctx.with_rank(0, 4)?;
     // Positions of (rows, cols, depth) in the layout.
@@ -98,15 +124,25 @@ struct GradGradKernel {
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {
     let format: String = node.attr("data_format")?;
+    check_format(&format)?;
+    let padding = Padding::parse(&node.attr::<String>("padding")?)?;
+    let ksize: Vec<i64> = node.attr("ksize")?;
+    let strides: Vec<i64> = node.attr("strides")?;
+    Ok(Box::new(configure(&ksize, &strides, padding)?))
+}
+
+fn check_format(format: &str) -> Result<()> {
     if format != "NHWC" {
         return Err(Error::invalid_argument(
             "Default MaxPoolingGradGradOp only supports NHWC on device type CPU",
         ));
     }
-    let padding = Padding::parse(&node.attr::<String>("padding")?)?;
-    let ksize: Vec<i64> = node.attr("ksize")?;
-    let strides: Vec<i64> = node.attr("strides")?;
-    for (v, what) in [(&ksize, "ksize"), (&strides, "strides")] {
+    Ok(())
+}
+
+/// The kernel for a window and strides, checked as TensorFlow checks them.
+fn configure(ksize: &[i64], strides: &[i64], padding: Padding) -> Result<GradGradKernel> {
+    for (v, what) in [(ksize, "ksize"), (strides, "strides")] {
         if v.len() != 4 {
             return Err(Error::invalid_argument(format!(
                 "Sliding window {what} field must specify 4 dimensions"
@@ -131,11 +167,28 @@ fn make(node: &Node) -> Result<Box<dyn Kernel>> {
         }
         Ok((v[1] as usize, v[2] as usize))
     };
-    Ok(Box::new(GradGradKernel {
-        ksize: pos(&ksize, "ksize")?,
-        strides: pos(&strides, "strides")?,
+    Ok(GradGradKernel {
+        ksize: pos(ksize, "ksize")?,
+        strides: pos(strides, "strides")?,
         padding,
-    }))
+    })
+}
+
+/// `MaxPoolGradGradV2`: `ksize` and `strides` are the fourth and fifth inputs, read each run.
+struct GradGradV2Kernel {
+    padding: Padding,
+}
+
+impl Kernel for GradGradV2Kernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let ksize = to_i64s(ctx.input(3))?;
+        let strides = to_i64s(ctx.input(4))?;
+        configure(&ksize, &strides, self.padding)?.compute(ctx)
+    }
+
+    fn is_expensive(&self) -> bool {
+        true
+    }
 }
 
 /// For each pooled element, `grad` at the first window position whose input equals it.
@@ -230,6 +283,29 @@ pub(super) fn register() {
             .shape_fn(shape_fn),
     );
     register_kernel("MaxPoolGradGrad", make);
+    register_op(
+        OpDef::new("MaxPoolGradGradV2")
+            .input("orig_input", ArgType::Attr("T"))
+            .input("orig_output", ArgType::Attr("T"))
+            .input("grad", ArgType::Attr("T"))
+            .input("ksize", ArgType::Fixed(DType::I32))
+            .input("strides", ArgType::Fixed(DType::I32))
+            .output("output", ArgType::Attr("T"))
+            .attr("padding", AttrKind::Str, None)
+            .attr(
+                "data_format",
+                AttrKind::Str,
+                Some(AttrValue::Str("NHWC".into())),
+            )
+            .type_attr("T", DType::REAL_AND_HALF)
+            .shape_fn(shape_fn_v2),
+    );
+    register_kernel("MaxPoolGradGradV2", |node| {
+        check_format(&node.attr::<String>("data_format")?)?;
+        Ok(Box::new(GradGradV2Kernel {
+            padding: Padding::parse(&node.attr::<String>("padding")?)?,
+        }))
+    });
 }
 
 #[cfg(test)]

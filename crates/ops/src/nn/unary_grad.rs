@@ -73,12 +73,14 @@ impl Kernel for UnaryGradKernel {
     }
 }
 
-const OPS: [(&str, Kind); 5] = [
+const OPS: [(&str, Kind); 6] = [
     ("TanhGrad", Kind::Tanh),
     ("SigmoidGrad", Kind::Sigmoid),
     ("SqrtGrad", Kind::Sqrt),
     ("RsqrtGrad", Kind::Rsqrt),
     ("ReciprocalGrad", Kind::Reciprocal),
+    // TensorFlow 1's name of ReciprocalGrad.
+    ("InvGrad", Kind::Reciprocal),
 ];
 
 fn make(node: &Node) -> Result<Box<dyn Kernel>> {

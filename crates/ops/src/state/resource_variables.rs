@@ -5,7 +5,7 @@
 
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    ArgType, AttrKind, AttrValue, DType, Kernel, Node, OpContext, OpDef, Result, Shape,
+    ArgType, AttrKind, AttrValue, DType, Kernel, Node, OpContext, OpDef, Result, Shape, Tensor,
 };
 
 use super::kernels::{make_variable, var_of, CountUpToKernel, IsInitializedKernel};
@@ -25,6 +25,35 @@ impl Kernel for AssignNoOutput {
             None => var.assign(value, self.validate_shape)?,
             Some(subtract) => var.update(&value, subtract)?,
         };
+        Ok(())
+    }
+}
+
+/// `VariableShape`: the shape of a resource variable's value (what `tf.shape` of a TensorFlow 2
+/// variable builds), as int32 or int64.
+struct VariableShapeKernel(DType);
+
+impl Kernel for VariableShapeKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let value = var_of(ctx)?.read()?;
+        let dims = value.shape();
+        let out = if self.0 == DType::I32 {
+            let dims: Vec<i32> = dims
+                .iter()
+                .map(|&d| {
+                    i32::try_from(d).map_err(|_| {
+                        weir_graph::Error::invalid_argument(format!(
+                            "Shape {} does not fit in int32",
+                            weir_graph::format_dims(dims)
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?;
+            Tensor::from(dims)
+        } else {
+            Tensor::from(dims.iter().map(|&d| d as i64).collect::<Vec<i64>>())
+        };
+        ctx.set_output(0, out);
         Ok(())
     }
 }
@@ -65,6 +94,30 @@ pub(super) fn register() {
             }),
     );
     register_kernel("VarHandleOp", make_variable);
+    register_op(
+        OpDef::new("VariableShape")
+            .input("input", resource.clone())
+            .output("output", ArgType::Attr("out_type"))
+            .attr(
+                "out_type",
+                AttrKind::Type,
+                Some(AttrValue::Type(DType::I32)),
+            )
+            .stateful()
+            .shape_fn(|ctx| {
+                ctx.set_output(0, Shape::new(vec![None]));
+                Ok(())
+            }),
+    );
+    register_kernel("VariableShape", |node| {
+        let t: DType = node.attr("out_type")?;
+        if !matches!(t, DType::I32 | DType::I64) {
+            return Err(weir_graph::Error::invalid_argument(format!(
+                "VariableShape's out_type must be int32 or int64, not {t}"
+            )));
+        }
+        Ok(Box::new(VariableShapeKernel(t)))
+    });
     for name in [
         "AssignVariableOp",
         "AssignAddVariableOp",

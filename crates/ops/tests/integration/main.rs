@@ -10,6 +10,7 @@ mod array_shape;
 mod audio_features;
 mod audio_wav;
 mod binary_dtypes;
+mod compat_ops;
 mod complex_basics;
 mod composites;
 mod control_assert;

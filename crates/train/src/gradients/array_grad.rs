@@ -50,14 +50,15 @@ fn first_only(ctx: &GradContext<'_>) -> Grads {
     Ok(v)
 }
 
-/// CheckNumerics: the gradient checked too, with TensorFlow 2.21's message, which shows the
+/// CheckNumerics and CheckNumericsV2: the gradient checked too, with TensorFlow 2.21's message, which shows the
 /// forward op's message as Python's repr of bytes (`b'...'`).
 fn check_numerics_grad(ctx: &GradContext<'_>) -> Grads {
     let d = ctx.grad0()?;
     let message: String = ctx.attr("message")?;
+    // CheckNumericsV2's gradient is checked by CheckNumericsV2.
     let checked = op(
         ctx.graph(),
-        "CheckNumerics",
+        ctx.node.op_type(),
         &[&d],
         &[(
             "message",
@@ -377,6 +378,7 @@ pub(super) fn register() {
     register_gradient("PlaceholderWithDefault", first_only);
     register_gradient("Print", first_only);
     register_gradient("CheckNumerics", check_numerics_grad);
+    register_gradient("CheckNumericsV2", check_numerics_grad);
     register_gradient("Reshape", reshape_grad);
     register_gradient("ExpandDims", reshape_grad);
     register_gradient("Squeeze", reshape_grad);

@@ -134,6 +134,7 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "VariableV2",
     "StopGradient",
     "Shape",
+    "VariableShape",
     "Size",
     "Rank",
     "ArgMax",
@@ -177,6 +178,7 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "ThreadUnsafeUnigramCandidateSampler",
     "ComputeAccidentalHits",
     "OneHot",
+    "InTopK",
     "InTopKV2",
     // tf.image's (image_ops_impl.py marks exactly these; NonMaxSuppressionV3-V5 and
     // DrawBoundingBoxesV2 have no gradient there either, but are not marked).
