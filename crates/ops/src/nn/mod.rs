@@ -47,6 +47,9 @@ mod dilation;
 mod dropout;
 mod embedding;
 mod fixed_unigram;
+mod fractional_pool;
+mod fractional_pool_grad;
+mod fractional_pool_kernels;
 mod fused_batch_norm;
 mod fused_batch_norm_grad;
 mod in_top_k;
@@ -110,6 +113,10 @@ pub use embedding::{
     EmbeddingLookupSparse, SafeEmbeddingLookupSparse,
 };
 pub use fixed_unigram::{fixed_unigram_candidate_sampler, FixedUnigramCandidateSampler};
+pub use fractional_pool::{
+    fractional_avg_pool, fractional_avg_pool_grad, fractional_max_pool, fractional_max_pool_grad,
+    FractionalPool, FractionalPoolOutputs,
+};
 pub use fused_batch_norm::fused_batch_norm;
 pub use in_top_k::in_top_k;
 pub use losses::{
@@ -471,6 +478,7 @@ pub(crate) fn register_all_ops() {
     depthwise_conv::register();
     dilation::register();
     dropout::register();
+    fractional_pool::register();
     fused_batch_norm::register();
     in_top_k::register();
     losses::register();

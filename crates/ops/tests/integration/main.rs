@@ -57,6 +57,7 @@ mod fixtures_decode_csv;
 mod fixtures_decode_raw;
 mod fixtures_example_records;
 mod fixtures_parse_example;
+mod fractional_pool;
 mod functional;
 mod grad_check;
 mod half_nn;

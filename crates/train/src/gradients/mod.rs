@@ -14,6 +14,7 @@ pub mod check;
 mod complex_grad;
 mod control_flow_grad;
 mod ctc_grad;
+mod fractional_pool_grad;
 mod hessians;
 mod image_more_grad;
 mod image_transform_grad;
@@ -99,6 +100,7 @@ fn register_all() {
         batch_norm_global_grad::register();
         nn_second_grad::register();
         nn3d_grad::register();
+        fractional_pool_grad::register();
         control_flow_grad::register();
         tensor_array_grad::register();
         linalg_grad::register();

@@ -13,6 +13,7 @@ mod ctc_grad;
 mod dtypes_checkpoint;
 mod feature_column;
 mod feature_column_more;
+mod fractional_pool_grad;
 mod gradients;
 mod gradients_debug;
 mod gradients_options;
