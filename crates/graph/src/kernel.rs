@@ -7,7 +7,7 @@ use crate::attr::FromAttr;
 use crate::shape::{format_dims, Shape};
 use crate::{
     CancellationToken, DType, Error, Node, Resource, ResourceHandle, ResourceManager, Result,
-    Tensor,
+    SessionRunState, Tensor,
 };
 
 /// The computation of one op type, instantiated once per node per session: TensorFlow's
@@ -143,6 +143,8 @@ pub struct OpContext<'a> {
     resources: &'a ResourceManager,
     cancellation: &'a CancellationToken,
     deadline: Option<Instant>,
+    /// The session's handle store and the run's, when a session runs the kernel.
+    session: Option<SessionRunState<'a>>,
     /// Bit `i` set: nothing reads output `i` in this run.
     unused_outputs: u64,
     /// Bit `i` set: input `i` is dead (a Merge's untaken branch) and holds a placeholder.
@@ -168,6 +170,7 @@ impl<'a> OpContext<'a> {
             resources,
             cancellation,
             deadline,
+            session: None,
             unused_outputs: 0,
             dead_inputs: 0,
             dead_outputs: 0,
@@ -179,6 +182,18 @@ impl<'a> OpContext<'a> {
     pub fn with_dead_inputs(mut self, mask: u64) -> Self {
         self.dead_inputs = mask;
         self
+    }
+
+    /// Gives the kernel its session's handle store and its run's (TensorFlow's
+    /// `OpKernelContext::session_state` and `tensor_store`).
+    pub fn with_session_state(mut self, session: Option<SessionRunState<'a>>) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// The session's handle store and the run's; `None` for a kernel run outside a session.
+    pub fn session_state(&self) -> Option<SessionRunState<'a>> {
+        self.session
     }
 
     /// Whether input `i` is dead (see [`ControlFlowRole::Merge`]).

@@ -19,6 +19,7 @@ mod op_def;
 mod overload;
 pub mod registry;
 mod resource;
+mod session_state;
 mod shape;
 mod tensor;
 
@@ -39,5 +40,8 @@ pub use num_complex::Complex;
 pub use op_def::{ArgDef, ArgType, AttrDef, AttrKind, InferenceContext, OpDef, ShapeFn};
 pub use overload::{scalar_of, ScalarOperand};
 pub use resource::{AsAny, QueueResource, Resource, ResourceHandle, ResourceManager};
+pub use session_state::{
+    tensor_handle_string, SessionRunState, SessionState, TensorStore, HANDLE_DEVICE,
+};
 pub use shape::{format_dims, format_dims_python, Dim, Shape};
 pub use tensor::{HalfFloat, LeBytes, SparseTensor, Tensor, TensorType};

@@ -41,6 +41,7 @@ pub mod parsing;
 pub mod quantization;
 pub mod random;
 pub mod script;
+pub mod session_ops;
 pub mod sets;
 pub mod sparse;
 pub mod spectral;
@@ -82,6 +83,7 @@ pub fn register_all_ops() {
         linalg::register_all_ops();
         random::register_all_ops();
         script::register_all_ops();
+        session_ops::register_all_ops();
         sets::register_all_ops();
         sparse::register_all_ops();
         spectral::register_all_ops();

@@ -8,7 +8,7 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex};
 use weir_graph::{
     deadline_exceeded, CancellationToken, ControlFlowRole, Error, OpContext, ResourceManager,
-    Result, Tensor,
+    Result, SessionRunState, SessionState, Tensor, TensorStore,
 };
 
 use crate::plan::{Plan, Step};
@@ -21,6 +21,8 @@ pub(crate) struct RunEnv<'a> {
     pub deadline: Option<Instant>,
     /// Where a traced run records each step.
     pub trace: Option<&'a Collector>,
+    /// The session's handle store and the run's (`GetSessionHandle` and friends).
+    pub session: Option<SessionRunState<'a>>,
 }
 
 pub(crate) fn check_live(env: &RunEnv<'_>) -> Result<()> {
@@ -101,7 +103,8 @@ fn run_step(
         env.deadline,
     )
     .with_unused_outputs(step.unused_outputs)
-    .with_dead_inputs(dead_inputs);
+    .with_dead_inputs(dead_inputs)
+    .with_session_state(env.session);
     step.kernel
         .compute(&mut ctx)
         .map_err(|e| e.with_node(node.name(), node.op_type()))?;
@@ -351,6 +354,14 @@ struct Dataflow {
     token: CancellationToken,
     deadline: Option<Instant>,
     trace: Option<Arc<Collector>>,
+    handles: RunHandles,
+}
+
+/// A parallel run's share of the session's handle store, and its own store: owned, because
+/// pool tasks of a failed run may outlive it.
+pub(crate) struct RunHandles {
+    pub state: Arc<SessionState>,
+    pub store: Arc<TensorStore>,
 }
 
 impl Dataflow {
@@ -360,6 +371,10 @@ impl Dataflow {
             cancellation: &self.token,
             deadline: self.deadline,
             trace: self.trace.as_deref(),
+            session: Some(SessionRunState {
+                state: &self.handles.state,
+                store: &self.handles.store,
+            }),
         }
     }
 
@@ -544,7 +559,7 @@ impl Dataflow {
 pub(crate) fn run_parallel(
     plan: &Arc<Plan>,
     slots: Vec<Option<Tensor>>,
-    resources: &Arc<ResourceManager>,
+    (resources, handles): (&Arc<ResourceManager>, RunHandles),
     token: &CancellationToken,
     deadline: Option<Instant>,
     pool: &Arc<rayon::ThreadPool>,
@@ -583,6 +598,7 @@ pub(crate) fn run_parallel(
         token: token.clone(),
         deadline,
         trace,
+        handles,
     });
     flow.drive(pool, true)?;
     let mut st = flow.state.lock();
@@ -644,6 +660,7 @@ mod tests {
             cancellation: &token,
             deadline: None,
             trace: None,
+            session: None,
         };
         let mut scratch = Scratch::take();
         scratch.slots.resize_with(plan.num_slots, || None);

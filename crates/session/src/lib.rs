@@ -25,6 +25,7 @@ mod run_args;
 mod session;
 mod step_stats;
 mod step_stats_proto;
+mod tensor_handle;
 mod timeline;
 
 pub use callable::Callable;
@@ -34,4 +35,5 @@ pub use step_stats::{
     AllocationDescription, DeviceStepStats, NodeExecStats, NodeOutput, RunMetadata, StepStats,
     TensorDescription, TraceLevel, CPU_DEVICE,
 };
+pub use tensor_handle::TensorHandle;
 pub use timeline::Timeline;

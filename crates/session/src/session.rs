@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 use weir_graph::{
     format_dims_python, CancellationToken, Error, Graph, Kernel, Node, Operation, Output,
-    ResourceManager, Result, Tensor,
+    ResourceManager, Result, SessionRunState, SessionState, Tensor, TensorStore,
 };
 
-use crate::executor::{run_parallel, run_sequential, RunEnv, Scratch};
+use crate::executor::{run_parallel, run_sequential, RunEnv, RunHandles, Scratch};
 use crate::plan::{build_plan, Plan, PlanKey};
 use crate::run_args::{OpRef, RunArgs, TensorRef};
 use crate::step_stats::{Collector, RunMetadata, TraceLevel};
@@ -70,6 +70,8 @@ pub(crate) struct Inner {
     graph: Graph,
     options: SessionOptions,
     resources: Arc<ResourceManager>,
+    /// The tensors kept under handles between runs (`tf.get_session_handle`).
+    session_state: Arc<SessionState>,
     close_token: CancellationToken,
     closed: AtomicBool,
     plans: RwLock<HashMap<PlanKey, Arc<Plan>>>,
@@ -123,6 +125,7 @@ impl Session {
             graph: graph.clone(),
             options,
             resources: Arc::new(ResourceManager::new()),
+            session_state: Arc::new(SessionState::new()),
             close_token: CancellationToken::new(),
             closed: AtomicBool::new(false),
             plans: RwLock::new(HashMap::new()),
@@ -163,6 +166,11 @@ impl SessionHandle {
     /// The session's resources (variables, queues, readers), keyed by container and name.
     pub fn resources(&self) -> &ResourceManager {
         &self.inner.resources
+    }
+
+    /// The tensors the session keeps under handles between runs (TensorFlow's `SessionState`).
+    pub fn session_state(&self) -> &SessionState {
+        &self.inner.session_state
     }
 
     /// Whether the session has been closed.
@@ -299,16 +307,23 @@ impl SessionHandle {
                 .child();
             let pool = self.pool()?;
             let slots = std::mem::take(&mut scratch.slots);
+            let store = Arc::new(TensorStore::new());
+            let handles = RunHandles {
+                state: self.inner.session_state.clone(),
+                store: store.clone(),
+            };
             scratch.slots = run_parallel(
                 plan,
                 slots,
-                &self.inner.resources,
+                (&self.inner.resources, handles),
                 &token,
                 deadline,
                 pool,
                 trace,
             )?;
+            self.keep_fetched_handles(plan, &store)?;
         } else {
+            let store = TensorStore::new();
             let env = RunEnv {
                 resources: &self.inner.resources,
                 cancellation: args
@@ -318,8 +333,13 @@ impl SessionHandle {
                     .unwrap_or(&self.inner.close_token),
                 deadline,
                 trace: trace.as_deref(),
+                session: Some(SessionRunState {
+                    state: &self.inner.session_state,
+                    store: &store,
+                }),
             };
             run_sequential(plan, scratch, &env)?;
+            self.keep_fetched_handles(plan, &store)?;
         }
         let mut fetched = Vec::with_capacity(plan.fetch_slots.len());
         for (k, &s) in plan.fetch_slots.iter().enumerate() {
@@ -330,6 +350,18 @@ impl SessionHandle {
             }
         }
         Ok(fetched)
+    }
+
+    /// Keeps, after a successful run, the tensors of the handle ops it fetched, as TensorFlow's
+    /// `DirectSession::RunInternal` saves its run's `TensorStore`.
+    fn keep_fetched_handles(&self, plan: &Plan, store: &TensorStore) -> Result<()> {
+        if store.is_empty() {
+            return Ok(());
+        }
+        store.save_tensors(
+            plan.fetch_names.iter().map(String::as_str),
+            &self.inner.session_state,
+        )
     }
 
     /// Fetches one tensor with no feeds (`sess.run(t)`, `t.eval()`).

@@ -127,6 +127,7 @@ mod scatter_segment;
 mod script;
 mod segment_more;
 mod serialize_tensor;
+mod session_handles;
 mod sets;
 mod signal_dct;
 mod small_ops_tf1;

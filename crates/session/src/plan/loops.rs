@@ -274,6 +274,7 @@ impl Kernel for LoopKernel {
             cancellation: ctx.cancellation(),
             deadline: ctx.deadline(),
             trace: None,
+            session: ctx.session_state(),
         };
         let mut scratch = Scratch::default();
         let mut index = Tensor::scalar(0i32);
