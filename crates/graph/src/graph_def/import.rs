@@ -543,9 +543,13 @@ fn read_ref_inputs(
 
 /// TensorFlow 1's forwarding ops of variable refs (`RefSwitch`, `RefEnter`, ...), which a cond
 /// or loop over a `VariableV2` builds, renamed to the ops weir forwards its variable handles
-/// with (`import_node` gives them the resource type).
+/// with (`import_node` gives them the resource type); and TensorFlow 1.0's `Variable`, whose
+/// signature `VariableV2` has, renamed to it so its reads and assigns import as `VariableV2`'s.
 fn without_ref_ops(def: &GraphDef) -> std::borrow::Cow<'_, GraphDef> {
     let base = |op: &str| {
+        if op == "Variable" {
+            return Some("VariableV2".to_string());
+        }
         op.strip_prefix("Ref")
             .filter(|b| super::REF_FORWARDING.contains(b))
             .map(str::to_string)

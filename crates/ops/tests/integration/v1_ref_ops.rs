@@ -1,5 +1,5 @@
 //! GraphDefs holding TensorFlow 1.0's ref-handle queue and reader ops (`FIFOQueue`,
-//! `QueueEnqueue`, `TextLineReader`, `ReaderRead`, ...) import and run as TensorFlow 2.21 runs
+//! `QueueEnqueue`, `TextLineReader`, `ReaderRead`, ...) and its `Variable` import and run as TensorFlow 2.21 runs
 //! them. tests/data/v1_ref_ops/make_v1_ref_ops.py recorded, for each graph, what TensorFlow gave
 //! for the V1 GraphDef and for the V2 graph it was made from.
 
@@ -125,7 +125,7 @@ fn tensorflow_1_queue_and_reader_graph_defs_run_as_tensorflow_runs_them() {
     weir_ops::register_all_ops();
     let dir = data_dir();
     let cases = expected_cases_object();
-    assert_eq!(cases.len(), 6);
+    assert_eq!(cases.len(), 7);
     let mut v1_ops = std::collections::BTreeSet::new();
     let mut steps_checked = 0;
     for c in &cases {
@@ -178,8 +178,8 @@ fn tensorflow_1_queue_and_reader_graph_defs_run_as_tensorflow_runs_them() {
             steps_checked += 1;
         }
     }
-    assert_eq!(steps_checked, 42);
-    assert_eq!(v1_ops.len(), 23, "{v1_ops:?}");
+    assert_eq!(steps_checked, 47);
+    assert_eq!(v1_ops.len(), 24, "{v1_ops:?}");
 }
 
 fn expected_cases_object() -> Vec<Value> {

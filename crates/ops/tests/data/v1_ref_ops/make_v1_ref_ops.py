@@ -1,6 +1,6 @@
 """Records what TensorFlow 2.21 gives for GraphDefs holding TensorFlow 1.0's ref-handle queue and
 reader ops (FIFOQueue, QueueEnqueue, TextLineReader, ReaderRead, ...), which weir registers as
-aliases of the V2 ops. Each graph is built with the V2 ops, its op types are renamed to the V1
+aliases of the V2 ops, and its `Variable` op, which weir's import renames to VariableV2. Each graph is built with the V2 ops, its op types are renamed to the V1
 ones and its producer version set to 21 (the readers were deprecated at 26), then TensorFlow
 imports that GraphDef into a fresh graph and runs the steps. Writes expected.json."""
 import base64
@@ -24,7 +24,7 @@ V1 = {
     "TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2", "WholeFileReaderV2",
     "IdentityReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
     "ReaderNumWorkUnitsCompletedV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
-    "ReaderResetV2",
+    "ReaderResetV2", "VariableV2",
 }
 
 # The data files, written here once and kept beside the script.
@@ -187,6 +187,12 @@ def whole_and_identity():
     tf.IdentityReader(name="ident").read(w, name="ident_read")
 
 
+def variable_v1():
+    v = tf.Variable(3.0, use_resource=False, name="v")
+    v.assign_add(2.0, name="bump")
+    tf.identity(v * 10.0, name="scaled")
+
+
 def main():
     write_files()
     record("queue_basics", queue_basics, [
@@ -243,6 +249,13 @@ def main():
         {"fetch": ["ident_read:0", "ident_read:1"]},
         {"fetch": ["ident_read:0", "ident_read:1"]},
     ], feeds={"files:0": ["lines.txt"]})
+    record("variable", variable_v1, [
+        {"fetch": ["v/read:0"]},
+        {"targets": ["v/Assign"]},
+        {"fetch": ["v/read:0", "scaled:0"]},
+        {"fetch": ["bump:0"]},
+        {"fetch": ["scaled:0"]},
+    ])
     with open(os.path.join(HERE, "expected.json"), "w") as f:
         json.dump({"cases": CASES}, f, indent=1)
         f.write("\n")
