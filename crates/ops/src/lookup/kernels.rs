@@ -9,15 +9,16 @@ use weir_graph::{
     format_dims, Code, DType, Error, Kernel, Node, OpContext, ResourceHandle, Result, Shape, Tensor,
 };
 
+use super::dense_table::{self, dense};
 use super::table::{LookupTable, TableKind};
 use super::text_file::{check_dtypes, read_entries, TextFileSpec};
 
 /// The counter behind private table names `_<N>_<node name>`, as TensorFlow's `ContainerInfo`
 /// names a resource no other kernel shares.
-static PRIVATE_NAMES: AtomicU64 = AtomicU64::new(0);
+pub(super) static PRIVATE_NAMES: AtomicU64 = AtomicU64::new(0);
 
 /// The key and value dtypes TensorFlow 2.21 registers kernels for, per table op.
-const HASH_TABLE_TYPES: &[(DType, DType)] = &[
+pub(super) const HASH_TABLE_TYPES: &[(DType, DType)] = &[
     (DType::String, DType::String),
     (DType::String, DType::I64),
     (DType::String, DType::I32),
@@ -35,7 +36,7 @@ const HASH_TABLE_TYPES: &[(DType, DType)] = &[
     (DType::I32, DType::F64),
 ];
 
-const MUTABLE_TABLE_TYPES: &[(DType, DType)] = &[
+pub(super) const MUTABLE_TABLE_TYPES: &[(DType, DType)] = &[
     (DType::String, DType::I64),
     (DType::String, DType::I32),
     (DType::String, DType::F32),
@@ -61,7 +62,7 @@ fn container_name(c: &str) -> &str {
 }
 
 /// TensorFlow's message for a table op with dtypes it has no kernel for.
-fn no_kernel(node: &Node, types: &[(DType, DType)]) -> Error {
+pub(super) fn no_kernel(node: &Node, types: &[(DType, DType)]) -> Error {
     let attrs: Vec<String> = node
         .attrs()
         .iter()
@@ -71,6 +72,10 @@ fn no_kernel(node: &Node, types: &[(DType, DType)]) -> Error {
             weir_graph::AttrValue::Str(s) => format!("{k}=\"{s}\""),
             weir_graph::AttrValue::Bool(b) => format!("{k}={b}"),
             weir_graph::AttrValue::Shape(s) => format!("{k}={s}"),
+            weir_graph::AttrValue::Int(i) => format!("{k}={i}"),
+            weir_graph::AttrValue::Float(f) => {
+                format!("{k}={}", Tensor::scalar(*f).summarize_value(-1))
+            }
             other => format!("{k}={other:?}"),
         })
         .collect();
@@ -166,9 +171,10 @@ impl Kernel for CreateTable {
 pub(super) fn make_create_table(node: &Node) -> Result<Box<dyn Kernel>> {
     let key_dtype: DType = node.attr("key_dtype")?;
     let value_dtype: DType = node.attr("value_dtype")?;
-    let (kind, types, value_shape) = match node.op_type() {
-        "HashTableV2" => (TableKind::Hash, HASH_TABLE_TYPES, None),
-        "MutableHashTableV2" => (TableKind::Mutable, MUTABLE_TABLE_TYPES, None),
+    // TensorFlow 1's ref-handle ops (`HashTable`, ...) share the kernels of their V2 forms.
+    let (kind, types, value_shape) = match node.op_type().trim_end_matches("V2") {
+        "HashTable" => (TableKind::Hash, HASH_TABLE_TYPES, None),
+        "MutableHashTable" => (TableKind::Mutable, MUTABLE_TABLE_TYPES, None),
         _ => (
             TableKind::Mutable,
             MUTABLE_TABLE_TYPES,
@@ -206,16 +212,19 @@ fn table<'c>(ctx: &'c OpContext<'_>) -> Result<&'c LookupTable> {
 
 /// The table behind input 0 if it is initializable (a `HashTable`).
 fn initializable<'c>(ctx: &'c OpContext<'_>) -> Result<&'c LookupTable> {
-    let t = table(ctx)?;
-    if t.kind() != TableKind::Hash {
-        let h = ctx.resource_handle(0)?;
-        return Err(Error::invalid_argument(format!(
-            "Table {} {} is not initializable",
-            container_name(h.container()),
-            h.name()
-        )));
+    match table(ctx) {
+        Ok(t) if t.kind() == TableKind::Hash => Ok(t),
+        Err(e) if dense(ctx).is_none() => Err(e),
+        // A mutable table, or a dense one.
+        _ => {
+            let h = ctx.resource_handle(0)?;
+            Err(Error::invalid_argument(format!(
+                "Table {} {} is not initializable",
+                container_name(h.container()),
+                h.name()
+            )))
+        }
     }
-    Ok(t)
 }
 
 fn names(types: &[DType]) -> String {
@@ -225,7 +234,11 @@ fn names(types: &[DType]) -> String {
 
 /// TensorFlow's `OpKernelContext::MatchSignature` against the table's dtypes: `inputs` after
 /// the handle and every output.
-fn match_signature(ctx: &OpContext<'_>, inputs: &[DType], outputs: &[DType]) -> Result<()> {
+pub(super) fn match_signature(
+    ctx: &OpContext<'_>,
+    inputs: &[DType],
+    outputs: &[DType],
+) -> Result<()> {
     let have_in: Vec<DType> = std::iter::once(DType::Resource)
         .chain((1..ctx.num_inputs()).map(|i| ctx.input(i).dtype()))
         .collect();
@@ -252,6 +265,9 @@ pub(super) struct Find;
 
 impl Kernel for Find {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(d) = dense(ctx) {
+            return dense_table::compute("LookupTableFind", &d, ctx);
+        }
         let t = table(ctx)?;
         match_signature(ctx, &[t.key_dtype(), t.value_dtype()], &[t.value_dtype()])?;
         let out = t.find(ctx.input(1), ctx.input(2))?;
@@ -267,6 +283,14 @@ pub(super) struct Insert {
 
 impl Kernel for Insert {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(d) = dense(ctx) {
+            let op = if self.import {
+                "LookupTableImport"
+            } else {
+                "LookupTableInsert"
+            };
+            return dense_table::compute(op, &d, ctx);
+        }
         let t = table(ctx)?;
         match_signature(ctx, &[t.key_dtype(), t.value_dtype()], &[])?;
         if self.import {
@@ -282,6 +306,9 @@ pub(super) struct Remove;
 
 impl Kernel for Remove {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(d) = dense(ctx) {
+            return dense_table::compute("LookupTableRemove", &d, ctx);
+        }
         let t = table(ctx)?;
         match_signature(ctx, &[t.key_dtype()], &[])?;
         t.remove(ctx.input(1))
@@ -293,6 +320,9 @@ pub(super) struct Size;
 
 impl Kernel for Size {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(d) = dense(ctx) {
+            return dense_table::compute("LookupTableSize", &d, ctx);
+        }
         let n = table(ctx)?.size() as i64;
         ctx.set_output(0, Tensor::scalar(n));
         Ok(())
@@ -304,6 +334,9 @@ pub(super) struct Export;
 
 impl Kernel for Export {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        if let Some(d) = dense(ctx) {
+            return dense_table::compute("LookupTableExport", &d, ctx);
+        }
         let t = table(ctx)?;
         match_signature(ctx, &[], &[t.key_dtype(), t.value_dtype()])?;
         let (keys, values) = t.export()?;

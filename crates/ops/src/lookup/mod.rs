@@ -21,13 +21,18 @@
 //! # Ok::<(), weir_graph::Error>(())
 //! ```
 
+mod anonymous;
 mod arg;
+mod dense_hash_table;
+mod dense_store;
+mod dense_table;
 mod index_tables;
 mod initializers;
 mod kernels;
 mod mutable_table;
 mod op_defs;
 mod raw;
+mod ref_ops;
 mod static_table;
 mod store;
 mod table;
@@ -35,6 +40,7 @@ mod text_file;
 mod vocabulary;
 
 pub use arg::TensorArg;
+pub use dense_hash_table::{DenseHashTable, DenseHashTableBuilder};
 pub use index_tables::{
     index_table_from_file, index_table_from_tensor, index_to_string_table_from_file,
     index_to_string_table_from_tensor, IndexTable, IndexTableFromFile, IndexTableFromTensor,
@@ -52,6 +58,9 @@ use weir_graph::{graph_keys, CollectionItem, Graph, Operation, Result};
 /// Registers this family's ops and kernels.
 pub(crate) fn register_all_ops() {
     op_defs::register();
+    dense_table::register();
+    anonymous::register();
+    ref_ops::register();
 }
 
 /// `tf.compat.v1.tables_initializer()`: one op that runs every init op of the graph's

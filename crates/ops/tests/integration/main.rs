@@ -80,6 +80,7 @@ mod io_tfrecord;
 mod linalg_lu_tridiag;
 mod linalg_more;
 mod lookup_graph_def;
+mod lookup_more;
 mod lookup_mutable;
 mod lookup_tables;
 mod lookup_text_file;
