@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use weir_graph::registry::{register_kernel, register_op};
 use weir_graph::{
-    format_dims, ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef,
+    f16, format_dims, ArgType, AttrKind, AttrValue, DType, Error, Kernel, Node, OpContext, OpDef,
     Output, Result, Tensor, TensorType,
 };
 
@@ -143,7 +143,7 @@ impl Kernel for ImageKernel {
 }
 
 /// A float pixel type: how TensorFlow's `NormalizeFloatImage` computes in it.
-trait FloatPixel: TensorType + Copy {
+pub(super) trait FloatPixel: TensorType + Copy {
     fn is_finite(self) -> bool;
     /// The value as the `float` TensorFlow takes the minimum and maximum in.
     fn to_f32(self) -> f32;
@@ -175,7 +175,24 @@ impl FloatPixel for f64 {
     }
 }
 
-fn normalize_all<T: FloatPixel>(
+impl FloatPixel for f16 {
+    fn is_finite(self) -> bool {
+        f16::is_finite(self)
+    }
+    fn to_f32(self) -> f32 {
+        f32::from(self)
+    }
+    fn affine_u8(self, scale: f32, offset: f32) -> u8 {
+        // Eigen::half rounds after the multiply and after the add.
+        let scaled = f16::from_f32(f32::from(self) * f32::from(f16::from_f32(scale)));
+        f32::from(f16::from_f32(
+            f32::from(scaled) + f32::from(f16::from_f32(offset)),
+        )) as u8
+    }
+}
+
+/// The first `n` images of `tensor`, each normalized to uint8 pixels.
+pub(super) fn normalize_all<T: FloatPixel>(
     tensor: &Tensor,
     n: usize,
     per_image: usize,

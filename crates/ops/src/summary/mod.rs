@@ -8,6 +8,7 @@ mod image;
 mod kernels;
 pub mod proto;
 mod tensor;
+pub mod v2;
 
 pub use audio::{audio, SampleRate};
 pub use histogram::histogram as histogram_proto;
@@ -21,4 +22,5 @@ pub(crate) fn register_all_ops() {
     image::register();
     audio::register();
     tensor::register();
+    v2::register();
 }

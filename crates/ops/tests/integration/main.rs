@@ -149,6 +149,7 @@ mod strings_more;
 mod strings_unicode;
 mod summary;
 mod summary_more;
+mod summary_writer;
 mod ta_util;
 mod tensor_array;
 mod tensor_array_graph;
