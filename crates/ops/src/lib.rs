@@ -39,6 +39,7 @@ pub mod math;
 pub mod nn;
 pub mod parsing;
 pub mod quantization;
+pub mod ragged;
 pub mod random;
 pub mod script;
 pub mod session_ops;
@@ -76,6 +77,7 @@ pub fn register_all_ops() {
         nn::register_all_ops();
         parsing::register_all_ops();
         quantization::register_all_ops();
+        ragged::register_all_ops();
         state::register_all_ops();
         training::register_all_ops();
         summary::register_all_ops();

@@ -33,6 +33,7 @@ mod scan;
 mod segment;
 mod segment_composites;
 mod select;
+mod sparse_count;
 mod sparse_matmul;
 pub(crate) mod sparse_segment;
 mod sparse_segment_builder;
@@ -80,6 +81,10 @@ pub use segment::{
 };
 pub use segment_composites::{unsorted_segment_mean, unsorted_segment_sqrt_n};
 pub use select::{select, select_v2, where_};
+pub use sparse_count::{
+    dense_count_sparse_output, ragged_bincount_op, ragged_count_sparse_output,
+    sparse_bincount_op, sparse_count_sparse_output, CountAttrs, MathBincount, SparseBincount,
+};
 pub use sparse_segment::{
     sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,
     sparse_segment_sqrt_n_grad, sparse_segment_sum, sparse_segment_sum_grad,
@@ -140,6 +145,7 @@ pub(crate) fn register_all_ops() {
     compare::register();
     incomplete::register();
     matmul::register();
+    sparse_count::register();
     sparse_matmul::register();
     misc::register();
     reduce::register();

@@ -74,6 +74,7 @@ pub use cross::{
     CrossInput, CrossLists, SparseCrossAttrs, DEFAULT_CROSS_HASH_KEY,
 };
 pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
+pub(crate) use cross_kernel::fingerprint_cat64;
 pub use dense_matmul::sparse_tensor_dense_matmul;
 pub use edit_distance::edit_distance;
 pub use fill_empty_rows::sparse_fill_empty_rows;

@@ -113,6 +113,7 @@ mod parsing_props;
 mod parsing_single_and_sequence_v2;
 mod parsing_v2;
 mod quantization;
+mod ragged_ops;
 mod queue_kinds;
 mod queue_names;
 mod queue_semantics;

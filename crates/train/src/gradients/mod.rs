@@ -30,6 +30,7 @@ mod nn3d_grad;
 mod nn_grad;
 mod nn_second_grad;
 mod quantization_grad;
+mod ragged_grad;
 mod random_grad;
 mod registry;
 mod resource_gather_grad;
@@ -117,6 +118,7 @@ fn register_all() {
         complex_grad::register();
         spectral_grad::register();
         strided_slice_grad::register();
+        ragged_grad::register();
         random_grad::register();
         resource_gather_grad::register();
         quantization_grad::register();
