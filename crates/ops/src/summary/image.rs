@@ -283,6 +283,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn half_images_normalize_like_float_ones() {
+        let px = normalize(&[f16::from_f32(0.0), f16::from_f32(2.0)], 1, &[255]);
+        assert_eq!(px, vec![0, 255]);
+    }
+
+    #[test]
     fn positive_images_scale_by_the_maximum() {
         let px = normalize(&[0.0f32, 1.0, 2.0, 4.0], 1, &[255]);
         assert_eq!(px, vec![0, 63, 127, 255]);

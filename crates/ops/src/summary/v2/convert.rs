@@ -230,10 +230,4 @@ mod tests {
         };
         assert_eq!((h.num, h.sum), (3.0, 2.0));
     }
-
-    #[test]
-    fn half_images_normalize_like_float_ones() {
-        let px = normalize(&[f16::from_f32(0.0), f16::from_f32(2.0)], 1, &[255]);
-        assert_eq!(px, vec![0, 255]);
-    }
 }
