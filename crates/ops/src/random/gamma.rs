@@ -88,7 +88,7 @@ fn sample(alpha: f64, d: f64, c: f64, mut gen: Philox) -> f64 {
 }
 
 /// `samples_per_alpha` samples for each alpha, laid out `[samples..., alphas...]`.
-fn draw(alphas: &[f64], samples_per_alpha: usize, rng: Philox) -> Vec<f64> {
+pub(super) fn draw(alphas: &[f64], samples_per_alpha: usize, rng: Philox) -> Vec<f64> {
     let num_alphas = alphas.len();
     let mut out = vec![0.0f64; samples_per_alpha * num_alphas];
     for (a_idx, &alpha) in alphas.iter().enumerate() {

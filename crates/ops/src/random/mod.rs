@@ -33,6 +33,8 @@ pub mod philox;
 mod poisson;
 mod shuffle;
 mod stateless;
+pub mod stateful;
+pub mod stateless_v2;
 
 use weir_graph::{
     format_dims, AttrDef, AttrKind, AttrValue, DType, Error, Graph, InferenceContext, OpDef,
@@ -52,6 +54,12 @@ pub use parameterized_truncated_normal::{
 };
 pub use poisson::{random_poisson, RandomPoisson};
 pub use shuffle::random_shuffle;
+pub use stateful::{create_rng_state, Generator, RngSeed};
+pub use stateless_v2::{
+    stateless_random_normal_v2, stateless_random_uniform_v2, stateless_shuffle,
+    stateless_truncated_normal_v2, Algorithm, StatelessNormalV2, StatelessShuffle,
+    StatelessTruncatedNormalV2, StatelessUniformV2,
+};
 pub use stateless::{
     stateless_categorical, stateless_random_normal, stateless_random_uniform,
     stateless_truncated_normal, SeedArg, StatelessCategorical, StatelessRandomNormal,
@@ -65,6 +73,8 @@ pub(crate) fn register_all_ops() {
     multinomial::register();
     shuffle::register();
     stateless::register();
+    stateless_v2::register();
+    stateful::register();
     gamma::register();
     poisson::register();
     parameterized_truncated_normal::register();

@@ -37,6 +37,11 @@ impl Philox {
         Philox { counter, key }
     }
 
+    /// The counter and key, as `tf.random.Generator` stores them in its state variable.
+    pub fn parts(&self) -> ([u32; 4], [u32; 2]) {
+        (self.counter, self.key)
+    }
+
     /// Advances the counter by `count` 128-bit samples.
     pub fn skip(&mut self, count: u64) {
         let lo = count as u32;

@@ -96,7 +96,7 @@ impl Ptrs {
 }
 
 /// `num_samples` samples per rate, laid out `[samples..., rates...]`, as doubles.
-fn draw(rates: &[f64], num_samples: usize, dtype: DType, rng: Philox) -> Vec<f64> {
+pub(super) fn draw(rates: &[f64], num_samples: usize, dtype: DType, rng: Philox) -> Vec<f64> {
     let num_rate = rates.len();
     let top = highest(dtype);
     let mut out = vec![0.0f64; num_samples * num_rate];
@@ -129,7 +129,7 @@ fn draw(rates: &[f64], num_samples: usize, dtype: DType, rng: Philox) -> Vec<f64
 
 /// Double samples as the output dtype; the non-finite ones become 0 in integer dtypes, as
 /// Eigen's integer infinity is 0.
-fn to_dtype(dims: &[usize], v: Vec<f64>, dtype: DType) -> Result<Tensor> {
+pub(super) fn to_dtype(dims: &[usize], v: Vec<f64>, dtype: DType) -> Result<Tensor> {
     let int = |x: f64| if x.is_finite() { x } else { 0.0 };
     match dtype {
         DType::I32 => Tensor::from_vec(dims, v.into_iter().map(|x| int(x) as i32).collect()),

@@ -43,7 +43,7 @@ pub(crate) fn permutation(n: usize, single: &mut Single<'_>) -> Vec<usize> {
     perm
 }
 
-fn gather_rows<T: TensorType>(t: &Tensor, perm: &[usize]) -> Result<Tensor> {
+pub(crate) fn gather_rows<T: TensorType>(t: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let src = t.as_slice::<T>()?;
     let row = src.len() / perm.len();
     let out = if row == 1 {

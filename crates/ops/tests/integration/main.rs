@@ -122,6 +122,7 @@ mod queue_util;
 mod random;
 mod random_more;
 mod random_props;
+mod random_v2;
 mod resource_gather_scatter;
 mod rnn_block;
 mod sampled;
