@@ -82,8 +82,8 @@ pub use segment::{
 pub use segment_composites::{unsorted_segment_mean, unsorted_segment_sqrt_n};
 pub use select::{select, select_v2, where_};
 pub use sparse_count::{
-    dense_count_sparse_output, ragged_bincount_op, ragged_count_sparse_output,
-    sparse_bincount_op, sparse_count_sparse_output, CountAttrs, MathBincount, SparseBincount,
+    dense_count_sparse_output, ragged_bincount_op, ragged_count_sparse_output, sparse_bincount_op,
+    sparse_count_sparse_output, CountAttrs, MathBincount, SparseBincount,
 };
 pub use sparse_segment::{
     sparse_segment_mean, sparse_segment_mean_grad, sparse_segment_sqrt_n,

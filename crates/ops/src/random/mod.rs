@@ -32,8 +32,8 @@ mod parameterized_truncated_normal;
 pub mod philox;
 mod poisson;
 mod shuffle;
-mod stateless;
 pub mod stateful;
+mod stateless;
 pub mod stateless_v2;
 
 use weir_graph::{
@@ -55,15 +55,15 @@ pub use parameterized_truncated_normal::{
 pub use poisson::{random_poisson, RandomPoisson};
 pub use shuffle::random_shuffle;
 pub use stateful::{create_rng_state, Generator, RngSeed};
-pub use stateless_v2::{
-    stateless_random_normal_v2, stateless_random_uniform_v2, stateless_shuffle,
-    stateless_truncated_normal_v2, Algorithm, StatelessNormalV2, StatelessShuffle,
-    StatelessTruncatedNormalV2, StatelessUniformV2,
-};
 pub use stateless::{
     stateless_categorical, stateless_random_normal, stateless_random_uniform,
     stateless_truncated_normal, SeedArg, StatelessCategorical, StatelessRandomNormal,
     StatelessRandomUniform, StatelessTruncatedNormal,
+};
+pub use stateless_v2::{
+    stateless_random_normal_v2, stateless_random_uniform_v2, stateless_shuffle,
+    stateless_truncated_normal_v2, Algorithm, StatelessNormalV2, StatelessShuffle,
+    StatelessTruncatedNormalV2, StatelessUniformV2,
 };
 
 /// Registers this family's ops and kernels.

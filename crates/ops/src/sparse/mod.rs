@@ -73,8 +73,8 @@ pub use cross::{
     sparse_cross, sparse_cross_hashed, sparse_cross_hashed_v2, sparse_cross_v1, sparse_cross_v2,
     CrossInput, CrossLists, SparseCrossAttrs, DEFAULT_CROSS_HASH_KEY,
 };
-pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
 pub(crate) use cross_kernel::fingerprint_cat64;
+pub use cwise::{sparse_dense_cwise_add, sparse_dense_cwise_div, sparse_dense_cwise_mul};
 pub use dense_matmul::sparse_tensor_dense_matmul;
 pub use edit_distance::edit_distance;
 pub use fill_empty_rows::sparse_fill_empty_rows;
