@@ -188,6 +188,18 @@ pub struct Event {
     /// What the event holds.
     #[prost(oneof = "event::What", tags = "3, 4, 5, 7, 8, 9")]
     pub what: Option<event::What>,
+    /// Which writer wrote the file: TensorFlow 2's `EventsWriter` names itself in the first
+    /// event.
+    #[prost(message, optional, tag = "10")]
+    pub source_metadata: Option<SourceMetadata>,
+}
+
+/// `tensorflow.SourceMetadata`: the writer of an event file.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SourceMetadata {
+    /// The writer's name (`tensorflow.core.util.events_writer`).
+    #[prost(string, tag = "1")]
+    pub writer: String,
 }
 
 /// The `oneof what` of [`Event`].
@@ -236,6 +248,7 @@ mod tests {
                 checkpoint_path: String::new(),
                 msg: String::new(),
             })),
+            source_metadata: None,
         };
         assert_eq!(log.encode_to_vec(), [0x3a, 0x02, 0x08, 0x01]);
         let tagged = Event {
@@ -245,6 +258,7 @@ mod tests {
                 tag: "s".to_string(),
                 run_metadata: Bytes::new(),
             })),
+            source_metadata: None,
         };
         assert_eq!(tagged.encode_to_vec(), [0x42, 0x03, 0x0a, 0x01, b's']);
     }

@@ -216,6 +216,7 @@ fn summaries_match_tensorflow() {
             wall_time: 1.5,
             step: 3,
             what: Some(summary::proto::event::What::Summary(summary.clone())),
+            source_metadata: None,
         };
         assert_eq!(Event::decode(&event.encode_to_vec()[..]).unwrap(), event);
         if c["op"] == "image" {

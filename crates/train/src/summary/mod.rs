@@ -7,7 +7,9 @@ use parking_lot::Mutex;
 use prost::Message;
 use weir_graph::{Bytes, Error, Graph, Result, Tensor};
 use weir_ops::io::{RecordWriter, TfRecordOptions};
-use weir_ops::summary::proto::{event::What, Event, SessionLog, Summary, TaggedRunMetadata};
+use weir_ops::summary::proto::{
+    event::What, Event, SessionLog, SourceMetadata, Summary, TaggedRunMetadata,
+};
 use weir_session::RunMetadata;
 
 mod cache;
@@ -99,6 +101,10 @@ fn open_event_file(dir: &Path) -> Result<(PathBuf, RecordWriter<std::fs::File>)>
         wall_time: now(),
         step: 0,
         what: Some(What::FileVersion("brain.Event:2".to_string())),
+        // TensorFlow's EventsWriter names itself in the first event, as TensorBoard expects.
+        source_metadata: Some(SourceMetadata {
+            writer: "tensorflow.core.util.events_writer".to_string(),
+        }),
     };
     writer.write(first.encode_to_vec())?;
     Ok((path, writer))
@@ -152,6 +158,7 @@ impl FileWriter {
             wall_time: now(),
             step: 0,
             what: Some(What::GraphDef(Bytes::from(def.encode_to_vec()))),
+            source_metadata: None,
         })
     }
 
@@ -165,6 +172,7 @@ impl FileWriter {
             wall_time: now(),
             step: 0,
             what: Some(What::MetaGraphDef(Bytes::from(meta_graph.encode_to_vec()))),
+            source_metadata: None,
         })
     }
 
@@ -184,6 +192,7 @@ impl FileWriter {
                 tag: tag.to_string(),
                 run_metadata: Bytes::from(metadata.encode_to_vec()),
             })),
+            source_metadata: None,
         })
     }
 
@@ -197,6 +206,7 @@ impl FileWriter {
             wall_time: now(),
             step,
             what: Some(What::Summary(summary)),
+            source_metadata: None,
         })
     }
 
@@ -213,6 +223,7 @@ impl FileWriter {
                     ..SummaryValue::default()
                 }],
             })),
+            source_metadata: None,
         })
     }
 
@@ -232,6 +243,7 @@ impl FileWriter {
                 checkpoint_path: checkpoint_path.to_string(),
                 msg: String::new(),
             })),
+            source_metadata: None,
         })
     }
 

@@ -13,7 +13,7 @@ use prost::Message;
 use weir_graph::{Error, Result};
 
 use crate::io::{open_error, RecordWriter, TfRecordOptions};
-use crate::summary::proto::{event::What, Event};
+use crate::summary::proto::{event::What, Event, SourceMetadata};
 
 /// TensorFlow numbers the event files of a process in the order their writers open, so two
 /// writers opened in the same second never share a name.
@@ -65,19 +65,6 @@ fn create_logdir(logdir: &Path) -> Result<()> {
     std::fs::create_dir_all(logdir).map_err(|e| open_error(&logdir.to_string_lossy(), &e))
 }
 
-/// TensorFlow 2's `EventsWriter` names itself in the first event: field 10 of `Event`,
-/// `source_metadata { writer: "tensorflow.core.util.events_writer" }`. weir's `Event` message
-/// has no such field, so its encoding is appended by hand (a protobuf message may be extended
-/// by concatenating fields).
-fn source_metadata() -> Vec<u8> {
-    const WRITER: &[u8] = b"tensorflow.core.util.events_writer";
-    let mut inner = vec![0x0a, WRITER.len() as u8];
-    inner.extend_from_slice(WRITER);
-    let mut field = vec![0x52, inner.len() as u8];
-    field.extend_from_slice(&inner);
-    field
-}
-
 struct Queue {
     events: Vec<Bytes>,
     last_flush: Instant,
@@ -113,10 +100,12 @@ impl EventFile {
             wall_time: secs as f64,
             step: 0,
             what: Some(What::FileVersion("brain.Event:2".to_string())),
+            // TensorFlow 2's `EventsWriter` names itself in the first event.
+            source_metadata: Some(SourceMetadata {
+                writer: "tensorflow.core.util.events_writer".to_string(),
+            }),
         };
-        let mut first = version.encode_to_vec();
-        first.extend_from_slice(&source_metadata());
-        file.write(first)?;
+        file.write(version.encode_to_vec())?;
         file.flush()?;
         Ok(EventFile {
             path,

@@ -100,6 +100,7 @@ fn summary_event(step: i64, value: Vec<SummaryValue>) -> Event {
         wall_time: wall_time(),
         step,
         what: Some(What::Summary(Summary { value })),
+        source_metadata: None,
     }
 }
 
@@ -230,6 +231,7 @@ impl WriteKernel {
                     wall_time: wall_time(),
                     step,
                     what: Some(What::GraphDef(Bytes::from(graph.encode_to_vec()))),
+                    source_metadata: None,
                 }
             }
             Write::ImportEvent => {
@@ -297,22 +299,6 @@ fn count_attr(def: OpDef, name: &'static str) -> OpDef {
     }
     def
 }
-
-/// `WriteScalarSummary`'s `realnumbertype`.
-const REAL_NUMBER: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I32,
-    DType::U8,
-    DType::I16,
-    DType::I8,
-    DType::I64,
-    DType::BF16,
-    DType::U16,
-    DType::F16,
-    DType::U32,
-    DType::U64,
-];
 
 /// `WriteHistogramSummary`'s types: the real numbers and bool.
 const REAL_NUMBER_AND_BOOL: &[DType] = &[
@@ -389,7 +375,7 @@ pub(super) fn register() {
         write_op("WriteScalarSummary")
             .input("tag", string())
             .input("value", ArgType::Attr("T"))
-            .type_attr("T", REAL_NUMBER),
+            .type_attr("T", DType::REAL_AND_HALF),
     );
     let mut histogram = write_op("WriteHistogramSummary")
         .input("tag", string())
