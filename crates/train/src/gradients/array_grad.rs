@@ -269,7 +269,12 @@ fn dynamic_partition_grad(ctx: &GradContext<'_>) -> Grads {
 fn gather_grad(ctx: &GradContext<'_>) -> Grads {
     let (d, params, indices) = (ctx.grad0()?, ctx.input(0), ctx.input(1));
     let g = ctx.graph();
-    let axis = const_ints(&ctx.input(2)).and_then(|a| a.first().copied());
+    // TensorFlow 1's Gather has no axis input: it gathers along axis 0.
+    let v1 = ctx.node.op_type() == "Gather";
+    let axis = match v1 {
+        true => Some(0),
+        false => const_ints(&ctx.input(2)).and_then(|a| a.first().copied()),
+    };
     if axis != Some(0) {
         return Err(Error::unimplemented(
             "The gradient of gather is implemented for axis 0",
@@ -293,7 +298,10 @@ fn gather_grad(ctx: &GradContext<'_>) -> Grads {
         &[],
     )?;
     let dx = op(g, "UnsortedSegmentSum", &[&flat_d, &flat_idx, &rows], &[])?;
-    Ok(vec![Some(dx), None, None])
+    match v1 {
+        true => Ok(vec![Some(dx), None]),
+        false => Ok(vec![Some(dx), None, None]),
+    }
 }
 
 /// TensorFlow's `_ScatterNdGrad`: each update receives the gradient at its coordinate.
@@ -390,6 +398,7 @@ pub(super) fn register() {
     register_gradient("Unpack", unpack_grad);
     register_gradient("Slice", slice_grad);
     register_gradient("GatherV2", gather_grad);
+    register_gradient("Gather", gather_grad);
     register_gradient("DynamicPartition", dynamic_partition_grad);
     register_gradient("DynamicStitch", dynamic_stitch_grad);
     register_gradient("ParallelDynamicStitch", dynamic_stitch_grad);

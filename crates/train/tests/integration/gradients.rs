@@ -199,6 +199,16 @@ fn array_ops() {
         let idx = constant(x.graph(), Tensor::from(vec![2i32, 0, 2]))?;
         array::gather(x, &idx, 0)
     });
+    // TensorFlow 1's Gather (no axis input), with a matrix of indices.
+    check(&[4, 3], vals(&[4, 3], 1), |x| {
+        let idx = constant(x.graph(), Tensor::from_vec(&[2, 2], vec![3i32, 0, 3, 1])?)?;
+        x.graph()
+            .new_operation("Gather")
+            .input(x)
+            .input(&idx)
+            .build()?
+            .output(0)
+    });
     check(&[2, 3], vals(&[2, 3], 1), |x| array::tile(x, [2, 1]));
     // dynamic_stitch: x's rows go to rows 3 and 0 of the merged tensor, squared so each entry's
     // gradient depends on its value.
