@@ -37,6 +37,9 @@ pub(super) struct Attempt {
     id: u64,
     pub(super) op: Op,
     waiter: Option<Thread>,
+    /// A blocked enqueue that now has room was woken to copy its rows itself (see
+    /// [`SessionQueue::hand_off`]); it stays at the head of the list until its thread runs it.
+    handed_off: bool,
 }
 
 pub(super) enum Run {
@@ -381,9 +384,10 @@ impl SessionQueue {
                 &mut st,
                 a,
                 Outcome::Ready(Err(Error::cancelled("Enqueue operation was cancelled"))),
+                None,
             );
         }
-        self.flush(&mut st);
+        self.flush(&mut st, None);
         Ok(())
     }
 
@@ -402,6 +406,7 @@ impl SessionQueue {
             id,
             op,
             waiter: None,
+            handed_off: false,
         };
         let list_empty = if enqueue {
             st.enqueues.is_empty()
@@ -412,11 +417,11 @@ impl SessionQueue {
             // This attempt is the head of its list: run it now, as the flush would.
             match self.run(&mut st, &mut attempt) {
                 Run::Complete(r) => {
-                    self.flush(&mut st);
+                    self.flush(&mut st, None);
                     return r;
                 }
                 Run::Batch(rows) => {
-                    self.flush(&mut st);
+                    self.flush(&mut st, None);
                     drop(st);
                     return self.assemble(rows);
                 }
@@ -428,7 +433,7 @@ impl SessionQueue {
         } else {
             st.dequeues.push_back(attempt);
         }
-        self.flush(&mut st);
+        self.flush(&mut st, Some(id));
         if let Some(r) = take_finished(&mut st, id) {
             drop(st);
             return self.resolve(r);
@@ -478,6 +483,10 @@ impl SessionQueue {
                 self.abandon(&mut st, id);
                 let what = if enqueue { "Enqueue" } else { "Dequeue" };
                 return Err(Error::cancelled(format!("{what} operation was cancelled")));
+            }
+            if enqueue && take_hand_off(&mut st, id) {
+                self.flush(&mut st, Some(id));
+                continue;
             }
             match deadline {
                 Some(d) => {
@@ -537,21 +546,23 @@ impl SessionQueue {
     fn abandon(&self, st: &mut State, id: u64) {
         st.enqueues.retain(|a| a.id != id);
         st.dequeues.retain(|a| a.id != id);
-        self.flush(st);
+        self.flush(st, None);
     }
 
-    /// Runs the head attempts of both lists until neither makes progress.
-    fn flush(&self, st: &mut State) {
+    /// Runs the head attempts of both lists until neither makes progress. `owner` is the
+    /// attempt of the calling thread, if it has one queued: the only blocked enqueue this
+    /// thread copies rows for.
+    fn flush(&self, st: &mut State, owner: Option<u64>) {
         loop {
-            let a = self.try_list(st, true);
-            let b = self.try_list(st, false);
+            let a = self.try_list(st, true, owner);
+            let b = self.try_list(st, false, owner);
             if !(a || b) {
                 break;
             }
         }
     }
 
-    fn try_list(&self, st: &mut State, enqueue: bool) -> bool {
+    fn try_list(&self, st: &mut State, enqueue: bool, owner: Option<u64>) -> bool {
         let mut progress = false;
         loop {
             let front = if enqueue {
@@ -560,14 +571,18 @@ impl SessionQueue {
                 st.dequeues.pop_front()
             };
             let Some(mut attempt) = front else { break };
+            if enqueue && self.hand_off(st, &mut attempt, owner) {
+                st.enqueues.push_front(attempt);
+                break;
+            }
             match self.run(st, &mut attempt) {
                 Run::Complete(r) => {
                     progress = true;
-                    self.finish(st, attempt, Outcome::Ready(r));
+                    self.finish(st, attempt, Outcome::Ready(r), owner);
                 }
                 Run::Batch(rows) => {
                     progress = true;
-                    self.finish(st, attempt, Outcome::Batch(rows));
+                    self.finish(st, attempt, Outcome::Batch(rows), owner);
                 }
                 other => {
                     if matches!(other, Run::Progress) {
@@ -585,17 +600,161 @@ impl SessionQueue {
         progress
     }
 
-    /// Records a queued attempt's result and wakes its thread (a spinning one sees the count).
-    fn finish(&self, st: &mut State, attempt: Attempt, r: Outcome) {
+    /// Records a queued attempt's result and wakes its thread (a spinning one sees the count),
+    /// unless that thread is the caller.
+    fn finish(&self, st: &mut State, attempt: Attempt, r: Outcome, owner: Option<u64>) {
         st.finished.push((attempt.id, r));
         self.finishes.fetch_add(1, Ordering::Release);
-        if let Some(t) = attempt.waiter {
+        if owner != Some(attempt.id) {
+            if let Some(t) = attempt.waiter {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Leaves a blocked enqueue that now has room to its own thread, waking it, instead of
+    /// copying its rows here; true if the attempt was (or already is) handed off.
+    ///
+    /// TensorFlow runs a blocked enqueue on whichever thread freed the room: in a training
+    /// loop that is the step's thread, which then copies a whole batch into the queue (a sixth
+    /// of a softmax step) while the runner thread that made the batch sits idle. Handing it back
+    /// keeps the order (the attempt stays at the head of its list, and nothing behind it runs
+    /// first) and the outcome; only the thread that does the copy changes. An attempt without a
+    /// waiter belongs to the calling thread, which is about to run it anyway, and a closed
+    /// queue fails the attempt at once.
+    fn hand_off(&self, st: &State, attempt: &mut Attempt, owner: Option<u64>) -> bool {
+        if !matches!(attempt.op, Op::Enqueue { .. }) || owner == Some(attempt.id) || st.closed {
+            return false;
+        }
+        let Some(t) = &attempt.waiter else {
+            return false;
+        };
+        if st.store.len() >= self.capacity {
+            return false;
+        }
+        if !attempt.handed_off {
+            attempt.handed_off = true;
+            self.finishes.fetch_add(1, Ordering::Release);
             t.unpark();
         }
+        true
+    }
+}
+
+/// Whether `id` is an enqueue handed back to its thread (see [`SessionQueue::hand_off`]);
+/// clears the mark, since the caller is about to run it.
+fn take_hand_off(st: &mut State, id: u64) -> bool {
+    match st.enqueues.front_mut() {
+        Some(a) if a.id == id && a.handed_off => {
+            a.handed_off = false;
+            true
+        }
+        _ => false,
     }
 }
 
 fn take_finished(st: &mut State, id: u64) -> Option<Outcome> {
     let i = st.finished.iter().position(|(f, _)| *f == id)?;
     Some(st.finished.swap_remove(i).1)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    use weir_graph::{CancellationToken, DType, Shape, Tensor};
+
+    use super::super::fifo_store::FifoStore;
+    use super::super::slots::RowSlots;
+    use super::*;
+
+    const WAIT: Duration = Duration::from_secs(10);
+
+    fn fifo(capacity: i64) -> Arc<SessionQueue> {
+        let slots = RowSlots::new(&[DType::I64], &[vec![]], capacity as usize);
+        Arc::new(SessionQueue::new(
+            QueueKind::Fifo,
+            "q".into(),
+            vec![DType::I64],
+            vec![Shape::scalar()],
+            capacity,
+            QueueExtra {
+                min_after_dequeue: 0,
+                seed: 0,
+                seed2: 0,
+            },
+            Store::Fifo(FifoStore::new(slots)),
+        ))
+    }
+
+    fn values(t: &[Tensor]) -> Vec<i64> {
+        t[0].to_vec::<i64>().unwrap()
+    }
+
+    /// Waits (bounded) until `n` enqueues are blocked in the queue.
+    fn until_blocked(q: &SessionQueue, n: usize) {
+        let start = Instant::now();
+        while q
+            .state
+            .lock()
+            .enqueues
+            .iter()
+            .filter(|a| a.waiter.is_some())
+            .count()
+            < n
+        {
+            assert!(start.elapsed() < WAIT, "enqueues never blocked");
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn dequeue_many(q: &SessionQueue, n: usize) -> Vec<i64> {
+        let deadline = Some(Instant::now() + WAIT);
+        values(
+            &q.dequeue_many(n, false, &CancellationToken::new(), deadline)
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn blocked_enqueues_run_on_their_own_threads_in_order() {
+        let q = fifo(2);
+        let enqueue = |rows: Vec<i64>| {
+            let q = q.clone();
+            thread::spawn(move || {
+                let n = rows.len();
+                let t = Tensor::from_vec(&[n], rows).unwrap();
+                q.enqueue_many(
+                    vec![t],
+                    &CancellationToken::new(),
+                    Some(Instant::now() + WAIT),
+                )
+            })
+        };
+        let a = enqueue(vec![1, 2, 3, 4]);
+        until_blocked(&q, 1);
+        let b = enqueue(vec![5]);
+        until_blocked(&q, 2);
+        // Room for two: the dequeuing thread leaves the head enqueue to its own thread, and the
+        // enqueue behind it cannot overtake it meanwhile.
+        assert_eq!(dequeue_many(&q, 2), [1, 2]);
+        {
+            let st = q.state.lock();
+            if let Some(head) = st.enqueues.front() {
+                assert!(
+                    head.handed_off || st.store.len() > 0,
+                    "the head enqueue was neither handed off nor run"
+                );
+            }
+        }
+        assert_eq!(dequeue_many(&q, 2), [3, 4]);
+        assert_eq!(dequeue_many(&q, 1), [5]);
+        for h in [a, b] {
+            h.join().unwrap().unwrap();
+        }
+        let st = q.state.lock();
+        assert!(st.enqueues.is_empty() && st.dequeues.is_empty() && st.finished.is_empty());
+    }
 }
