@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, IxDyn, Slice};
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Shape, Tensor, TensorType};
 
-use super::slots::{RowRef, RowSlots, SlotBatch};
+use super::slots::{BatchParts, RowRef, RowSlots, SlotBatch};
 
 /// Rows taken out of a queue by an unfinished dequeue_many: per component, a list of tensors
 /// whose dimension 0 counts rows (zero-copy views of what was enqueued), or rows still in the
@@ -63,7 +63,7 @@ impl Pieces {
         &mut self,
         slots: &RowSlots,
         rows: impl ExactSizeIterator<Item = RowRef>,
-        views: Vec<Vec<Tensor>>,
+        views: Vec<BatchParts>,
     ) {
         let n = rows.len();
         self.total += n;

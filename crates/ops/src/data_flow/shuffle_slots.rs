@@ -18,7 +18,7 @@ use weir_graph::{Error, Result, Tensor};
 
 use super::philox::Philox;
 use super::pieces::Pieces;
-use super::slots::{RowRef, RowSlots};
+use super::slots::{BatchParts, RowRef, RowSlots};
 
 /// An enqueue_many batch of at least this many rows is kept as it came.
 const MIN_KEPT_ROWS: usize = 4;
@@ -41,7 +41,7 @@ enum Elem {
 /// An enqueue_many batch with rows still queued.
 struct Kept {
     /// One tensor per component, rows in dimension 0.
-    parts: Vec<Tensor>,
+    parts: BatchParts,
     /// Rows this batch brought (its share of the tensors).
     rows: usize,
     /// Rows still queued.
@@ -99,7 +99,7 @@ impl SlotShuffle {
         }
         let rows = end - start;
         let k = Kept {
-            parts: batch.to_vec(),
+            parts: BatchParts::from(batch),
             rows,
             live: rows,
             stamp: 0,
@@ -189,7 +189,7 @@ impl SlotShuffle {
 
     /// Appends the rows of a cut-short batch last-first, as TensorFlow gives them back: rows
     /// still in slots go back as they are, the others are copied into slots.
-    pub(crate) fn restore(&mut self, rows: Vec<RowRef>, views: Vec<Vec<Tensor>>) -> Result<()> {
+    pub(crate) fn restore(&mut self, rows: Vec<RowRef>, views: Vec<BatchParts>) -> Result<()> {
         for r in rows.into_iter().rev() {
             let s = match r {
                 RowRef::Slot(s) => s,

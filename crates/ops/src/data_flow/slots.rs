@@ -19,6 +19,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use weir_graph::{format_dims, match_data_dtype, DType, Error, Result, Tensor, TensorType};
 
+/// An enqueued batch that rows are read from in place, one tensor per component: shared, so a
+/// dequeue holding some of its rows costs one reference count, not a vector of tensors.
+pub(crate) type BatchParts = Arc<[Tensor]>;
+
 /// A row for a [`SlotBatch`] to copy out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RowRef {
@@ -39,7 +43,7 @@ trait Column: Send + Sync {
     fn gather(
         &self,
         rows: &[RowRef],
-        views: &[Vec<Tensor>],
+        views: &[BatchParts],
         comp: usize,
         shape: &[usize],
     ) -> Result<Tensor>;
@@ -93,7 +97,7 @@ impl<T: TensorType> Column for Typed<T> {
     fn gather(
         &self,
         rows: &[RowRef],
-        views: &[Vec<Tensor>],
+        views: &[BatchParts],
         comp: usize,
         shape: &[usize],
     ) -> Result<Tensor> {
@@ -260,7 +264,7 @@ impl RowSlots {
         &self,
         b: &mut SlotBatch,
         rows: impl IntoIterator<Item = RowRef>,
-        views: Vec<Vec<Tensor>>,
+        views: Vec<BatchParts>,
     ) {
         let chunks = self.allocated / self.chunk;
         if b.chunks != chunks {
@@ -292,10 +296,10 @@ impl RowSlots {
             part: 0,
             row: row as u32,
         };
-        self.copy_element(&[r], std::slice::from_ref(&parts.to_vec()))
+        self.copy_element(&[r], &[BatchParts::from(parts)])
     }
 
-    fn copy_element(&self, r: &[RowRef], views: &[Vec<Tensor>]) -> Result<Vec<Tensor>> {
+    fn copy_element(&self, r: &[RowRef], views: &[BatchParts]) -> Result<Vec<Tensor>> {
         self.columns
             .iter()
             .zip(self.shapes.iter())
@@ -316,13 +320,13 @@ pub(crate) struct SlotBatch {
     returned: Arc<Mutex<Vec<u32>>>,
     rows: Vec<RowRef>,
     /// The enqueued batches that `RowRef::View` rows point into, one tensor per component.
-    views: Vec<Vec<Tensor>>,
+    views: Vec<BatchParts>,
 }
 
 impl SlotBatch {
     /// Releases the rows without giving the slots back, for the queue to store them again (a
     /// dequeue_many cut short by close returns its rows), with the batches views point into.
-    pub(crate) fn into_rows(mut self) -> (Vec<RowRef>, Vec<Vec<Tensor>>) {
+    pub(crate) fn into_rows(mut self) -> (Vec<RowRef>, Vec<BatchParts>) {
         (
             std::mem::take(&mut self.rows),
             std::mem::take(&mut self.views),
