@@ -167,6 +167,20 @@ impl From<i32> for Scalar {
     }
 }
 
+/// A bound as Python prints it in messages: `None`, `0`, `1.5`.
+fn python_value(v: Option<Scalar>) -> String {
+    match v {
+        None => "None".to_string(),
+        Some(Scalar::Int(i)) => i.to_string(),
+        Some(Scalar::Float(f)) => format!("{f:?}"),
+    }
+}
+
+/// Python's repr of a dtype in messages: `<dtype: 'int32'>`.
+fn dtype_repr(dtype: DType) -> String {
+    format!("<dtype: '{}'>", dtype.python_name())
+}
+
 impl Scalar {
     /// A rank-0 tensor of `dtype` holding this value; InvalidArgument when it does not fit.
     pub(crate) fn to_tensor(self, dtype: DType) -> Result<Tensor> {

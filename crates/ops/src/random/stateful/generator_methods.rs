@@ -4,7 +4,7 @@
 use weir_graph::{DType, Error, Output, Result, Tensor};
 
 use super::super::builders::named;
-use super::super::{Scalar, ShapeArg};
+use super::super::{python_value, Scalar, ShapeArg};
 use super::generator::{shape_tensor, Generator};
 use crate::array::constant_named;
 
@@ -69,17 +69,12 @@ impl GeneratorUniform {
         let (minval, mut maxval) = (self.minval, self.maxval);
         if dtype.is_integer() {
             if minval.is_none() != maxval.is_none() {
-                let show = |v: Option<Scalar>| match v {
-                    None => "None".to_string(),
-                    Some(Scalar::Int(i)) => i.to_string(),
-                    Some(Scalar::Float(f)) => format!("{f:?}"),
-                };
                 return Err(Error::invalid_argument(format!(
                     "For integer dtype <dtype: '{}'>, minval and maxval must be both `None` or \
                      both non-`None`; got minval={} and maxval={}",
                     dtype.python_name(),
-                    show(minval),
-                    show(maxval)
+                    python_value(minval),
+                    python_value(maxval)
                 )));
             }
         } else if maxval.is_none() {

@@ -5,8 +5,8 @@
 use weir_graph::{DType, Error, Graph, Output, Result};
 
 use super::super::builders::named;
-use super::super::{Scalar, ShapeArg};
-use super::{dtype_repr, SeedArg};
+use super::super::{dtype_repr, python_value, Scalar, ShapeArg};
+use super::SeedArg;
 use crate::array::constant_named;
 use crate::math::{mul, sub};
 
@@ -167,15 +167,6 @@ impl StatelessRandomUniform {
             .output(0)?;
         let scaled = mul(&rnd, &sub(&hi, &lo)?)?;
         named(graph, "AddV2", &scaled, &lo, scope.prefix())
-    }
-}
-
-/// A bound as Python prints it in messages: `None`, `0`, `1.5`.
-fn python_value(v: Option<Scalar>) -> String {
-    match v {
-        None => "None".to_string(),
-        Some(Scalar::Int(i)) => i.to_string(),
-        Some(Scalar::Float(f)) => format!("{f:?}"),
     }
 }
 

@@ -138,11 +138,6 @@ pub(crate) fn check_seed_shape(ctx: &InferenceContext<'_>, i: usize) -> Result<(
     }
 }
 
-/// Python's repr of a dtype in messages: `<dtype: 'int32'>`.
-fn dtype_repr(dtype: DType) -> String {
-    format!("<dtype: '{}'>", dtype.python_name())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,10 @@ use weir_graph::{
     Tensor,
 };
 
+use super::super::dtype_repr;
 use super::super::multinomial::draw;
 use super::super::type_attr_default;
-use super::{check_seed_shape, dtype_repr, philox_from_seed, SeedArg};
+use super::{check_seed_shape, philox_from_seed, SeedArg};
 
 /// `tf.random.stateless_categorical(logits, num_samples, seed)`: for each row of the
 /// `[batch, classes]` logits, `num_samples` int64 class indices drawn with probabilities

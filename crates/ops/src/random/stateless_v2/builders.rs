@@ -7,14 +7,9 @@ use weir_graph::{DType, Error, Graph, Output, Result, Tensor};
 
 use super::super::builders::named;
 use super::super::stateless::SeedArg;
-use super::super::{Scalar, ShapeArg};
+use super::super::{dtype_repr, python_value, Scalar, ShapeArg};
 use super::Algorithm;
 use crate::array::constant_named;
-
-/// Python's repr of a dtype in messages: `<dtype: 'int8'>`.
-fn dtype_repr(dtype: DType) -> String {
-    format!("<dtype: '{}'>", dtype.python_name())
-}
 
 /// The key and counter `random_ops_util.get_key_counter_alg` makes of `seed`, and the `alg`
 /// the V2 op takes.
@@ -258,15 +253,6 @@ impl StatelessUniformV2 {
         let range = named(graph, "Sub", &hi, &lo, "sub")?;
         let scaled = named(graph, "Mul", &rnd, &range, "mul")?;
         named(graph, "AddV2", &scaled, &lo, scope.prefix())
-    }
-}
-
-/// A bound as Python prints it in messages: `None`, `0`, `1.5`.
-fn python_value(v: Option<Scalar>) -> String {
-    match v {
-        None => "None".to_string(),
-        Some(Scalar::Int(i)) => i.to_string(),
-        Some(Scalar::Float(f)) => format!("{f:?}"),
     }
 }
 
